@@ -1,0 +1,84 @@
+// swift-tools-version:6.0
+// boxfs: a FUSE filesystem for Box cloud storage, and boxsim, a Box-compatible server.
+// Data flows one way: BoxFUSE → BoxFS → (Transfers) → BoxAPI → BoxAuth/CurlHTTP → CCurl.
+// BoxSim shares no code with the client side.
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "boxfs",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "boxfs", targets: ["boxfs"]),
+        .executable(name: "boxsim", targets: ["boxsim"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // C shims over system libraries.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
+
+        // HTTP over curl's multi interface: one driver thread, async callers.
+        .target(name: "CurlHTTP", dependencies: ["CCurl"], swiftSettings: strict),
+        // Tokens: sources, stores, the single-flight authenticator.
+        .target(name: "BoxAuth", dependencies: [
+            "CurlHTTP",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        // Box REST: endpoints, errors, paging, retries, headers.
+        .target(name: "BoxAPI", dependencies: [
+            "BoxAuth", "CurlHTTP",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        // The filesystem core: inodes, item tree, handles, names; no FUSE types.
+        .target(name: "BoxFS", dependencies: [
+            "BoxAPI",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        // The libfuse3 low-level adapter: async replies, session, mount.
+        .target(name: "BoxFUSE", dependencies: [
+            "BoxFS", "CFuse",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        // Command line: mount.boxfs and boxfs subcommands.
+        .target(name: "BoxCLI", dependencies: [
+            "BoxFUSE", "BoxFS", "BoxAPI", "BoxAuth", "CurlHTTP",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        .executableTarget(name: "boxfs", dependencies: ["BoxCLI"], swiftSettings: strict),
+
+        // The Box API emulator.
+        .target(name: "BoxSim", dependencies: [
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        .executableTarget(name: "boxsim", dependencies: [
+            "BoxSim",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: strict),
+
+        // Test-only helpers: boxsim processes, mounted-filesystem fixtures.
+        .target(name: "BoxTestSupport", dependencies: [], path: "Tests/BoxTestSupport", swiftSettings: strict),
+
+        .testTarget(name: "CurlHTTPTests", dependencies: [
+            "CurlHTTP", "BoxTestSupport",
+            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        .testTarget(name: "BoxAPITests", dependencies: ["BoxAPI", "BoxTestSupport"], swiftSettings: strict),
+        .testTarget(name: "BoxSimTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
+        .testTarget(name: "MountTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,72 @@
+import BoxAuth
+import CurlHTTP
+import Logging
+
+/// The Box REST client: endpoints, authorization, `As-User`, retries and Box's error model.
+/// A value: copies share the HTTP client and the token provider. Resource calls live in one
+/// extension per resource (Users, Folders, Files, Downloads).
+public struct BoxClient: Sendable {
+    public let endpoints: BoxEndpoints
+    public let retryPolicy: RetryPolicy
+    let http: any HTTPSending
+    let tokens: any AccessTokenProvider
+    /// Sent with every API call (never to pre-signed download URLs), e.g. `As-User`, `BoxApi`.
+    let extraHeaders: [(String, String)]
+    let logger: Logger
+
+    public init(
+        endpoints: BoxEndpoints, http: HTTPClient, tokens: any AccessTokenProvider,
+        extraHeaders: [(String, String)] = [], retryPolicy: RetryPolicy = .standard,
+        logger: Logger = Logger(label: "boxfs.api")
+    ) {
+        self.init(
+            endpoints: endpoints, sender: http, tokens: tokens, extraHeaders: extraHeaders, retryPolicy: retryPolicy,
+            logger: logger)
+    }
+
+    /// For tests: any transport.
+    init(
+        endpoints: BoxEndpoints, sender: any HTTPSending, tokens: any AccessTokenProvider,
+        extraHeaders: [(String, String)] = [], retryPolicy: RetryPolicy = .standard,
+        logger: Logger = Logger(label: "boxfs.api")
+    ) {
+        self.endpoints = endpoints
+        self.http = sender
+        self.tokens = tokens
+        self.extraHeaders = extraHeaders
+        self.retryPolicy = retryPolicy
+        self.logger = logger
+    }
+
+    /// A copy that acts as another user (`As-User: <id>`; needs an admin or a service account
+    /// with the right scopes). The original client is unchanged.
+    public func asUser(_ userID: String) -> BoxClient {
+        withHeader("As-User", userID)
+    }
+
+    /// A copy that sends `name: value` on every API call, replacing an earlier value of `name`.
+    public func withHeader(_ name: String, _ value: String) -> BoxClient {
+        var headers = extraHeaders.filter { $0.0.lowercased() != name.lowercased() }
+        headers.append((name, value))
+        return BoxClient(
+            endpoints: endpoints, sender: http, tokens: tokens, extraHeaders: headers, retryPolicy: retryPolicy,
+            logger: logger)
+    }
+
+    /// The value of an extra header, e.g. `header("As-User")`.
+    public func header(_ name: String) -> String? {
+        extraHeaders.last { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    /// `<apiBase>/2.0/<segments...>?<query>`.
+    func apiURL(_ segments: String..., query: [(String, String)] = []) -> String {
+        BoxURL.make(endpoints.apiBase, ["2.0"] + segments, query: query)
+    }
+}
+
+/// What the client needs from the HTTP layer (CurlHTTP's `HTTPClient`, or a stand-in in tests).
+protocol HTTPSending: Sendable {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+extension HTTPClient: HTTPSending {}

@@ -1,0 +1,66 @@
+/// Box's File / Folder / WebLink JSON (full, standard or mini) → `BoxItem`.
+/// `type`, `id` and `name` are required; an unknown `type` is an error, not a guess.
+struct ItemDTO: Decodable {
+    var item: BoxItem
+
+    private enum CodingKeys: String, CodingKey {
+        case type, id, name, size, etag, sha1, parent
+        case createdAt = "created_at"
+        case modifiedAt = "modified_at"
+        case contentCreatedAt = "content_created_at"
+        case contentModifiedAt = "content_modified_at"
+        case sequenceID = "sequence_id"
+        case fileVersion = "file_version"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try c.decode(String.self, forKey: .type)
+        guard let kind = BoxItem.Kind(rawValue: type) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: c,
+                debugDescription: "unknown item type \"\(type)\" (expected file, folder or web_link)")
+        }
+        item = BoxItem(
+            id: try c.decodeID(forKey: .id),
+            kind: kind,
+            name: try c.decode(String.self, forKey: .name),
+            size: try c.decodeLenientInt64IfPresent(forKey: .size) ?? 0,
+            createdAt: try c.decodeDateIfPresent(forKey: .createdAt),
+            modifiedAt: try c.decodeDateIfPresent(forKey: .modifiedAt),
+            contentCreatedAt: try c.decodeDateIfPresent(forKey: .contentCreatedAt),
+            contentModifiedAt: try c.decodeDateIfPresent(forKey: .contentModifiedAt),
+            etag: try c.decodeIfPresent(String.self, forKey: .etag),
+            sequenceID: try c.decodeIfPresent(String.self, forKey: .sequenceID),
+            sha1: try c.decodeIfPresent(String.self, forKey: .sha1)?.lowercased(),
+            fileVersionID: try c.decodeIfPresent(ReferenceDTO.self, forKey: .fileVersion)?.id,
+            parentID: try c.decodeIfPresent(ReferenceDTO.self, forKey: .parent)?.id)
+    }
+}
+
+/// One page of `GET /folders/{id}/items`, marker-based (`next_marker`, null or "" at the end) or
+/// offset-based (`total_count`, `offset`) when a server ignores `usemarker`.
+struct ItemPageDTO: Decodable {
+    var entries: [ItemDTO]
+    /// nil or "" at the end of a marker-paged listing.
+    var nextMarker: String?
+    /// Whether the page has a `next_marker` field at all, i.e. marker paging is in effect.
+    var isMarkerPaged: Bool
+    var totalCount: Int64?
+    var offset: Int64?
+
+    private enum CodingKeys: String, CodingKey {
+        case entries, offset
+        case nextMarker = "next_marker"
+        case totalCount = "total_count"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        entries = try c.decode([ItemDTO].self, forKey: .entries)
+        isMarkerPaged = c.contains(.nextMarker)
+        nextMarker = try c.decodeIfPresent(String.self, forKey: .nextMarker)
+        totalCount = try c.decodeLenientInt64IfPresent(forKey: .totalCount)
+        offset = try c.decodeLenientInt64IfPresent(forKey: .offset)
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+
+/// `boxfs`: the command with subcommands; `mount.boxfs` is the same binary under another name.
+struct BoxfsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "boxfs",
+        abstract: "Box cloud storage as a Linux filesystem.",
+        subcommands: [MountCommand.self, UnmountCommand.self])
+}
+
+/// `boxfs unmount MOUNTPOINT`: the same as `fusermount3 -u MOUNTPOINT`.
+struct UnmountCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "unmount", abstract: "Unmount a boxfs mount.")
+
+    @Argument var mountpoint: String
+
+    func run() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/fusermount3")
+        process.arguments = ["-u", mountpoint]
+        try process.run()
+        process.waitUntilExit()
+        throw ExitCode(process.terminationStatus)
+    }
+}
+
+/// Chooses the command from how the binary was called.
+public enum BoxfsEntry {
+    public static func main() async {
+        let arguments = CommandLine.arguments
+        let name = (arguments.first ?? "boxfs").split(separator: "/").last.map(String.init) ?? "boxfs"
+        let rest = Array(arguments.dropFirst())
+        // mount(8) runs `mount.boxfs` or `mount.fuse.boxfs`; mount.fuse3 runs `boxfs SOURCE MOUNTPOINT -o ...`.
+        if name.hasPrefix("mount.") || rest.first.map(isMountSource) == true {
+            await MountCommand.main(rest)
+        } else {
+            await BoxfsCommand.main(rest)
+        }
+    }
+
+    private static func isMountSource(_ word: String) -> Bool {
+        word.hasPrefix("box:") || word.hasPrefix("https://") || word.hasPrefix("http://")
+    }
+}

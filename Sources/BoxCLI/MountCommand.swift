@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// `mount.boxfs SOURCE MOUNTPOINT [-f] [-o opt,...]`, also reached as `boxfs mount ...` and as the
+/// helper mount(8) runs for `-t fuse.boxfs` (`mount.fuse.boxfs`, or `boxfs SOURCE MOUNTPOINT -o ...`).
+struct MountCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mount",
+        abstract: "Mount Box storage on a folder.",
+        discussion: """
+            SOURCE is box: (your Box root) or box:/path/in/box.
+            Without -f the command returns once the mount is ready and the filesystem keeps running in the
+            background; unmount with `fusermount3 -u MOUNTPOINT` (or `umount`), or stop it with SIGTERM.
+            Options (-o, comma-separated): endpoint=URL, token_file=PATH, ro, rw, allow_other, debug, uid=N, gid=N,
+            entry_timeout=S, attr_timeout=S, dir_cache_ttl=S, log_file=PATH. See docs/CONFIGURATION.md.
+            Without token_file, the token comes from the environment variable BOX_DEVELOPER_TOKEN.
+            """)
+
+    @Argument(help: "box: or box:/path/in/box") var source: String
+    @Argument(help: "An existing empty folder.") var mountpoint: String
+    @Flag(name: .customShort("f"), help: "Stay in the foreground (logs go to stderr).") var foreground = false
+    @Option(name: .customShort("o"), help: "Mount options, comma-separated.") var options: [String] = []
+    @Flag(name: .customShort("n"), help: .hidden) var noMtab = false
+    @Flag(name: .customShort("s"), help: .hidden) var sloppy = false
+    @Flag(name: .customShort("v"), help: .hidden) var verbose = false
+
+    func run() async throws {
+        let source: MountSource
+        let parsed: MountOptions
+        let mountpoint: String
+        do {
+            source = try MountSource(parsing: self.source)
+            parsed = try MountOptions(parsing: options)
+            mountpoint = try Mountpoint.check(self.mountpoint)
+        } catch {
+            Self.fail("\(error)")
+        }
+        if foreground {
+            let logger = Logging.bootstrapped(debug: parsed.debug)
+            let status = await MountDaemon(source: source, mountpoint: mountpoint, options: parsed, logger: logger).run()
+            throw ExitCode(status)
+        }
+        var arguments = [CommandLine.arguments[0], self.source, mountpoint, "-f"]
+        if !options.isEmpty { arguments += ["-o", options.joined(separator: ",")] }
+        do {
+            try BackgroundLauncher.launch(arguments: arguments, logFile: parsed.logFile)
+        } catch {
+            Self.fail("\(error)")
+        }
+    }
+
+    /// One line on stderr, exit status 1: what mount(8) users expect from a helper.
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("mount.boxfs: \(message)\n".utf8))
+        Foundation.exit(1)
+    }
+}
+
+/// Checks the mountpoint before anything else happens.
+enum Mountpoint {
+    struct CheckError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The absolute path of an existing folder (or `/dev/fd/N`, which mount.fuse3 passes).
+    static func check(_ path: String) throws -> String {
+        if path.hasPrefix("/dev/fd/") { return path }
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var status = stat()
+        if stat(absolute, &status) != 0 {
+            if errno == ENOTCONN {
+                throw CheckError(description: "\(path) is a mount whose filesystem has stopped; run `fusermount3 -u \(path)` first")
+            }
+            throw CheckError(description: "mountpoint \(path) does not exist")
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR else { throw CheckError(description: "mountpoint \(path) is not a folder") }
+        return URL(fileURLWithPath: absolute).standardizedFileURL.path
+    }
+}

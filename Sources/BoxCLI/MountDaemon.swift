@@ -1,0 +1,112 @@
+import BoxAPI
+import BoxAuth
+import BoxFS
+import BoxFUSE
+import CurlHTTP
+import Foundation
+import Logging
+
+/// The foreground mount: checks the account and the source, mounts, serves until unmounted.
+struct MountDaemon {
+    let source: MountSource
+    let mountpoint: String
+    let options: MountOptions
+    let logger: Logger
+
+    /// Runs the mount to its end and returns the process exit status. Errors before the mount is
+    /// ready go to the readiness pipe (background mode) or stderr (foreground), as one line.
+    func run() async -> Int32 {
+        let readiness = ReadinessPipe.inherited()
+        signal(SIGPIPE, SIG_IGN)
+        let mount: FUSEMount
+        do {
+            mount = try await prepare()
+            try mount.mount()
+        } catch {
+            let message = StartupError.describe(error, endpoint: endpoint)
+            if let readiness { readiness.fail(message) } else { FileHandle.standardError.write(Data("mount.boxfs: \(message)\n".utf8)) }
+            return 1
+        }
+        readiness?.succeed()
+        logger.info("mounted \(source.fsname) on \(mountpoint)")
+        let status = await serve(mount)
+        logger.info("unmounted \(mountpoint)")
+        return status
+    }
+
+    private var endpoint: String { options.endpoint ?? BoxEndpoints.box.apiBase }
+
+    /// Everything that can fail before the kernel is asked for the mount: token, endpoint, source.
+    private func prepare() async throws -> FUSEMount {
+        let token = try TokenLoader.load(options: options)
+        let endpoints = options.endpoint.map { BoxEndpoints(serverBase: $0) } ?? .box
+        let http = HTTPClient()
+        let tokens = StaticTokenProvider(token: token)
+        let client = BoxClient(endpoints: endpoints, http: http, tokens: tokens, logger: logger)
+        // A quick, nearly retry-free check, so a wrong endpoint or token fails the mount at once.
+        let probe = BoxClient(endpoints: endpoints, http: http, tokens: tokens, retryPolicy: .init(maxAttempts: 2, maxTotalWait: 2), logger: logger)
+        let user = try await probe.currentUser()
+        logger.info("signed in to Box as user \(user.id)")
+        let root = try await resolveRoot(probe)
+        let filesystemOptions = FilesystemOptions(
+            uid: options.uid ?? getuid(), gid: options.gid ?? getgid(), readOnly: true,
+            directoryCacheTTL: .milliseconds(Int(options.directoryCacheTTL * 1000)),
+            entryTimeout: options.entryTimeout, attributeTimeout: options.attributeTimeout)
+        let filesystem = FileSystem(client: client, root: root, options: filesystemOptions, logger: logger)
+        return try FUSEMount(
+            filesystem: filesystem, mountpoint: mountpoint, options: options.kernelOptions(fsname: source.fsname),
+            debug: false, logger: logger)
+    }
+
+    private func resolveRoot(_ client: BoxClient) async throws -> BoxItem {
+        switch source {
+        case .path("/"):
+            return try await client.folder(id: "0")
+        case .path(let path):
+            let item: BoxItem
+            do {
+                item = try await client.item(atPath: path)
+            } catch let error as BoxAPIError where error.kind == .notFound {
+                throw StartupError(description: "box:\(path): no such folder in Box")
+            }
+            guard item.kind == .folder else { throw StartupError(description: "box:\(path) is a file; mount a folder") }
+            return item
+        }
+    }
+
+    /// Runs libfuse's loop on its own thread (it blocks), and turns SIGTERM/SIGINT/SIGHUP into a clean unmount.
+    private func serve(_ mount: FUSEMount) async -> Int32 {
+        let signals = [SIGTERM, SIGINT, SIGHUP].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { mount.requestUnmount() }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+        let result = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: mount.run()) }
+        }
+        return result == 0 ? 0 : 1
+    }
+}
+
+/// A startup failure with the one line the user sees.
+struct StartupError: Error, CustomStringConvertible {
+    let description: String
+
+    /// One clear line for any error that stops a mount: never a stack trace, never a secret.
+    static func describe(_ error: any Error, endpoint: String) -> String {
+        guard let api = error as? BoxAPIError else { return "\(error)" }
+        switch api.kind {
+        case .transport(let detail, _):
+            return "cannot reach Box at \(endpoint): \(detail)"
+        case .unauthorized:
+            return "Box rejected the access token (401 \(api.authError ?? "unauthorized")): get a new token"
+        case .forbidden:
+            return "Box refused access (403 \(api.code ?? api.authError ?? "forbidden"))"
+        default:
+            return api.description
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// The `-o` options of `mount.boxfs`, parsed and checked before anything touches the network.
+///
+/// Every option is documented in docs/CONFIGURATION.md. Generic options that mount(8) and fstab pass
+/// to every helper (`defaults`, `noauto`, `_netdev`, `x-*`, ...) are accepted and ignored; kernel
+/// flags (`nosuid`, `noexec`, ...) go to the kernel. Anything else is an error that names the option.
+public struct MountOptions: Equatable, Sendable {
+    public var endpoint: String?
+    public var tokenFile: String?
+    public var readOnly = false
+    public var allowOther = false
+    public var debug = false
+    public var uid: UInt32?
+    public var gid: UInt32?
+    public var entryTimeout: Double = 1
+    public var attributeTimeout: Double = 1
+    public var directoryCacheTTL: Double = 60
+    public var logFile: String?
+    /// Flags passed through to the kernel mount.
+    public var kernelFlags: [String] = []
+
+    public struct ParseError: Error, CustomStringConvertible, Equatable {
+        public let description: String
+    }
+
+    static let ignored: Set<String> = [
+        "defaults", "auto", "noauto", "user", "nouser", "users", "owner", "group", "_netdev", "nofail",
+        "relatime", "norelatime", "strictatime", "nostrictatime", "lazytime", "nolazytime", "nodiratime", "diratime",
+    ]
+    static let kernel: Set<String> = ["nosuid", "suid", "nodev", "dev", "noexec", "exec", "noatime", "atime", "sync", "async", "dirsync"]
+
+    public init() {}
+
+    /// Parses the words of one or more `-o` arguments (each comma-separated).
+    public init(parsing groups: [String]) throws(ParseError) {
+        for word in groups.flatMap({ $0.split(separator: ",", omittingEmptySubsequences: true) }) {
+            try apply(String(word))
+        }
+    }
+
+    private mutating func apply(_ word: String) throws(ParseError) {
+        let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        let key = String(parts[0])
+        let value = parts.count > 1 ? String(parts[1]) : nil
+        func required() throws(ParseError) -> String {
+            guard let value, !value.isEmpty else { throw ParseError(description: "option '\(key)' needs a value: \(key)=...") }
+            return value
+        }
+        func number<T: LosslessStringConvertible>(_ type: T.Type) throws(ParseError) -> T {
+            let text = try required()
+            guard let parsed = T(text) else { throw ParseError(description: "option '\(key)': '\(text)' is not a valid number") }
+            return parsed
+        }
+        func seconds() throws(ParseError) -> Double {
+            let parsed = try number(Double.self)
+            guard parsed >= 0, parsed.isFinite else { throw ParseError(description: "option '\(key)' must be 0 or more seconds") }
+            return parsed
+        }
+        switch key {
+        case "endpoint":
+            let url = try required()
+            guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+                throw ParseError(description: "option 'endpoint': '\(url)' is not an http:// or https:// URL")
+            }
+            endpoint = url
+        case "token_file": tokenFile = try required()
+        case "ro": readOnly = true
+        case "rw": readOnly = false
+        case "allow_other": allowOther = true
+        case "debug": debug = true
+        case "uid": uid = try number(UInt32.self)
+        case "gid": gid = try number(UInt32.self)
+        case "entry_timeout": entryTimeout = try seconds()
+        case "attr_timeout": attributeTimeout = try seconds()
+        case "dir_cache_ttl": directoryCacheTTL = try seconds()
+        case "log_file": logFile = try required()
+        case _ where Self.kernel.contains(key): kernelFlags.append(key)
+        case _ where Self.ignored.contains(key) || key.hasPrefix("x-") || key == "comment": break
+        default:
+            throw ParseError(description: "unknown option '\(key)' (see docs/CONFIGURATION.md for the options boxfs takes)")
+        }
+    }
+
+    /// Options for the kernel mount itself.
+    func kernelOptions(fsname: String) -> [String] {
+        var options = ["fsname=\(fsname)", "subtype=boxfs", "default_permissions"]
+        if readOnly { options.append("ro") }
+        if allowOther { options.append("allow_other") }
+        return options + kernelFlags
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// The channel from the mount daemon back to the `mount.boxfs` that started it.
+///
+/// `fork()` is unsafe once the Swift runtime has threads, so `mount.boxfs` starts a fresh copy of
+/// itself in foreground mode with a pipe on `BOXFS_READY_FD`. The daemon writes one line: `ok` once
+/// the kernel has accepted the mount, or the error that stopped it; the parent exits accordingly.
+struct ReadinessPipe: Sendable {
+    static let environmentKey = "BOXFS_READY_FD"
+
+    let descriptor: Int32
+
+    /// The pipe this process was started with, if any (removed from the environment once read).
+    static func inherited() -> ReadinessPipe? {
+        guard let text = ProcessInfo.processInfo.environment[environmentKey], let fd = Int32(text), fd > 2 else { return nil }
+        unsetenv(environmentKey)
+        return ReadinessPipe(descriptor: fd)
+    }
+
+    func succeed() { send("ok\n") }
+
+    func fail(_ message: String) { send("error: " + message.replacingOccurrences(of: "\n", with: " ") + "\n") }
+
+    private func send(_ line: String) {
+        var bytes = Array(line.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import BoxAPI
+
+/// The one error the filesystem core throws: an errno for the kernel and a message for the log.
+///
+/// Every lower-layer error becomes an `FSError` here, in one place (`init(_ error: any Error)`),
+/// so the FUSE adapter never has to decide what an HTTP status means.
+public struct FSError: Error, Sendable, CustomStringConvertible {
+    public let errno: Int32
+    public let message: String
+
+    public init(_ errno: Int32, _ message: String) {
+        self.errno = errno
+        self.message = message
+    }
+
+    public var description: String { "\(message) (errno \(errno))" }
+
+    public static func notFound(_ what: String) -> FSError { FSError(ENOENT, "\(what): no such item") }
+    public static func readOnly(_ what: String) -> FSError { FSError(EROFS, "\(what): read-only filesystem") }
+    public static let badHandle = FSError(EBADF, "unknown file handle")
+    public static func notDirectory(_ what: String) -> FSError { FSError(ENOTDIR, "\(what): not a folder") }
+    public static func isDirectory(_ what: String) -> FSError { FSError(EISDIR, "\(what): is a folder") }
+
+    /// Maps any error from the layers below onto an errno.
+    public init(_ error: any Error, context: String) {
+        if let fsError = error as? FSError {
+            self = fsError
+            return
+        }
+        if error is CancellationError {
+            self = FSError(EINTR, "\(context): interrupted")
+            return
+        }
+        guard let api = error as? BoxAPIError else {
+            self = FSError(EIO, "\(context): \(error)")
+            return
+        }
+        let errno: Int32
+        switch api.status {
+        case 401: errno = EACCES
+        case 403: errno = api.code == "storage_limit_exceeded" ? ENOSPC : EACCES
+        case 404: errno = ENOENT
+        case 409: errno = EEXIST
+        case 412: errno = EAGAIN
+        case 413: errno = EFBIG
+        case 429, 500...599: errno = EIO
+        default: errno = EIO
+        }
+        self = FSError(errno, "\(context): \(api)")
+    }
+}

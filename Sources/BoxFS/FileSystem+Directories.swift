@@ -1,0 +1,45 @@
+import BoxAPI
+
+extension FileSystem {
+    /// Opens a folder for reading: takes a snapshot of its listing, so paging through it with
+    /// offsets stays consistent even if the cache is refreshed meanwhile.
+    public func openDirectory(_ inode: UInt64) async throws(FSError) -> UInt64 {
+        let folder = try folderItem(inode)
+        let items = try await listing(of: folder, inode: inode)
+        let parent = tree.withLock { $0.node(inode)?.parentInode } ?? inode
+        return handles.withLock { $0.open(.directory(DirectorySnapshot(inode: inode, parent: parent, items: items))) }
+    }
+
+    /// Entries from position `offset` on; positions 0 and 1 are "." and "..". Entries carry inode 0
+    /// until the adapter hands them to the kernel and calls `rememberEntry`, because readdirplus
+    /// counts as a lookup only for the entries that fit in the kernel's buffer.
+    public func readDirectory(handle: UInt64, offset: Int) throws(FSError) -> [DirectoryEntry] {
+        guard case .directory(let snapshot)? = handles.withLock({ $0.handle(handle) }) else { throw .badHandle }
+        guard offset < snapshot.items.count + 2 else { return [] }
+        var entries: [DirectoryEntry] = []
+        for position in max(offset, 0)..<(snapshot.items.count + 2) {
+            switch position {
+            case 0, 1:
+                let inode = position == 0 ? snapshot.inode : snapshot.parent
+                guard let attributes = try? attributes(inode) else { continue }
+                entries.append(DirectoryEntry(name: position == 0 ? "." : "..", attributes: attributes, position: position))
+            default:
+                let item = snapshot.items[position - 2]
+                entries.append(DirectoryEntry(name: item.name, attributes: attributes(of: item, inode: 0), position: position))
+            }
+        }
+        return entries
+    }
+
+    /// Counts a kernel reference for an entry readdirplus sent, and returns its attributes with its inode.
+    public func rememberEntry(handle: UInt64, position: Int) throws(FSError) -> FileAttributes {
+        guard case .directory(let snapshot)? = handles.withLock({ $0.handle(handle) }) else { throw .badHandle }
+        guard position >= 2, position - 2 < snapshot.items.count else { return try attributes(snapshot.inode) }
+        let node = tree.withLock { $0.remember(snapshot.items[position - 2], parentInode: snapshot.inode) }
+        return attributes(of: node.item, inode: node.inode)
+    }
+
+    public func releaseDirectory(handle: UInt64) {
+        handles.withLock { $0.close(handle) }
+    }
+}

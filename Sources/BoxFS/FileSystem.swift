@@ -1,0 +1,112 @@
+import BoxAPI
+import Foundation
+import Logging
+import Synchronization
+
+/// The filesystem core: answers the kernel's questions in terms of Box items.
+///
+/// It knows nothing of FUSE: the adapter calls these methods and turns results into replies.
+/// State lives in two mutex-guarded value types (the item tree and the open handles); no lock is
+/// ever held across an `await`. Lock order: `tree` before `handles` (never both at once today).
+public final class FileSystem: Sendable {
+    public static let rootInode = InodeTable.rootInode
+
+    let client: BoxClient
+    let options: FilesystemOptions
+    let logger: Logger
+    let tree: Mutex<InodeTable>
+    let handles = Mutex(HandleTable())
+    let listingFetches = SingleFlight<String, [BoxItem]>()
+    /// Shown for items Box gives no dates (the root folder).
+    let mountedAt = Date()
+    let quota = Mutex<(statistics: FilesystemStatistics, fetchedAt: ContinuousClock.Instant)?>(nil)
+
+    /// - Parameter root: the Box folder (or file) mounted at the mountpoint.
+    public init(client: BoxClient, root: BoxItem, options: FilesystemOptions, logger: Logger) {
+        self.client = client
+        self.options = options
+        self.logger = logger
+        self.tree = Mutex(InodeTable(root: root))
+    }
+
+    public var entryTimeout: Double { options.entryTimeout }
+    public var attributeTimeout: Double { options.attributeTimeout }
+
+    // MARK: Names and attributes
+
+    /// Finds `name` in the folder `parent` and counts a kernel reference to it.
+    public func lookup(parent: UInt64, name: String) async throws(FSError) -> FileAttributes {
+        let folder = try folderItem(parent)
+        let items = try await listing(of: folder, inode: parent)
+        guard let item = items.first(where: { $0.name == name }) else { throw .notFound(name) }
+        let node = tree.withLock { $0.remember(item, parentInode: parent) }
+        return attributes(of: node.item, inode: node.inode)
+    }
+
+    /// The kernel no longer references `inode` `count` times.
+    public func forget(_ inode: UInt64, count: UInt64) {
+        tree.withLock { $0.forget(inode, count: count) }
+    }
+
+    public func attributes(_ inode: UInt64) throws(FSError) -> FileAttributes {
+        guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
+        return attributes(of: node.item, inode: inode)
+    }
+
+    /// Space on the account, from `GET /users/me`, cached for a minute.
+    public func statistics() async throws(FSError) -> FilesystemStatistics {
+        let now = ContinuousClock.now
+        if let cached = quota.withLock({ $0 }), now - cached.fetchedAt < .seconds(60) { return cached.statistics }
+        let user: BoxUser
+        do { user = try await client.currentUser() } catch { throw FSError(error, context: "statfs") }
+        let blockSize: UInt64 = 4096
+        let total = UInt64(max(user.spaceAmount, 0)) / blockSize
+        let used = UInt64(max(user.spaceUsed, 0)) / blockSize
+        let statistics = FilesystemStatistics(
+            blockSize: blockSize, totalBlocks: total, freeBlocks: total > used ? total - used : 0, maxNameLength: 255)
+        quota.withLock { $0 = (statistics, now) }
+        return statistics
+    }
+
+    // MARK: Helpers shared by the operations
+
+    func attributes(of item: BoxItem, inode: UInt64) -> FileAttributes {
+        let modified = item.contentModifiedAt ?? item.modifiedAt ?? mountedAt
+        let isFolder = item.kind == .folder
+        return FileAttributes(
+            inode: inode,
+            kind: isFolder ? .directory : .file,
+            size: isFolder ? 4096 : UInt64(max(item.size, 0)),
+            modified: modified,
+            changed: item.modifiedAt ?? modified,
+            created: item.contentCreatedAt ?? item.createdAt ?? modified,
+            permissions: isFolder ? 0o755 : 0o644,
+            uid: options.uid,
+            gid: options.gid)
+    }
+
+    /// The Box folder behind an inode, or ENOTDIR/ENOENT.
+    func folderItem(_ inode: UInt64) throws(FSError) -> BoxItem {
+        guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
+        guard node.item.kind == .folder else { throw .notDirectory(node.item.name) }
+        return node.item
+    }
+
+    /// A folder's items: from the cache while fresh, else one listing (shared by concurrent callers).
+    func listing(of folder: BoxItem, inode: UInt64) async throws(FSError) -> [BoxItem] {
+        let ttl = options.directoryCacheTTL
+        if let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) {
+            return cached.items
+        }
+        do {
+            let client = self.client
+            let items = try await listingFetches.run(folder.id) {
+                try await client.folderItems(id: folder.id).filter { $0.kind != .webLink }
+            }
+            tree.withLock { $0.store(listing: items, folderID: folder.id, at: .now) }
+            return items
+        } catch {
+            throw FSError(error, context: "listing \(folder.name)")
+        }
+    }
+}

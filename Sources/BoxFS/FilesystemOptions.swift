@@ -1,0 +1,27 @@
+import Foundation
+
+/// Settings of one mount that the core needs (the CLI parses them; the adapter passes timeouts to the kernel).
+public struct FilesystemOptions: Sendable {
+    /// Owner shown for every node (Box has no POSIX owners): the mounting user by default.
+    public var uid: UInt32
+    public var gid: UInt32
+    /// Writes answer EROFS.
+    public var readOnly: Bool
+    /// How long a folder listing is trusted before it is fetched again.
+    public var directoryCacheTTL: Duration
+    /// How long the kernel may cache names and attributes.
+    public var entryTimeout: Double
+    public var attributeTimeout: Double
+
+    public init(
+        uid: UInt32 = getuid(), gid: UInt32 = getgid(), readOnly: Bool = true,
+        directoryCacheTTL: Duration = .seconds(60), entryTimeout: Double = 1, attributeTimeout: Double = 1
+    ) {
+        self.uid = uid
+        self.gid = gid
+        self.readOnly = readOnly
+        self.directoryCacheTTL = directoryCacheTTL
+        self.entryTimeout = entryTimeout
+        self.attributeTimeout = attributeTimeout
+    }
+}

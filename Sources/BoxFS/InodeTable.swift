@@ -1,0 +1,94 @@
+import BoxAPI
+
+/// The cached item tree: inode numbers ↔ Box items, and folder listings.
+///
+/// A plain value type, guarded by the `FileSystem`'s mutex; every method is synchronous and does no I/O.
+///
+/// Design: folder listings (keyed by Box folder id) are the source of truth for names and attributes;
+/// inode numbers exist only while the kernel holds a reference (its lookup count, honoured through
+/// `forget`), plus the root, which is pinned. A Box id keeps its inode while the kernel knows it, so
+/// a renamed or moved item keeps its inode.
+struct InodeTable {
+    struct Node {
+        let inode: UInt64
+        var item: BoxItem
+        var parentInode: UInt64
+        var lookupCount: UInt64
+    }
+
+    /// A folder's children as Box last listed them.
+    struct Listing {
+        var items: [BoxItem]
+        var indexByName: [String: Int]
+        var fetchedAt: ContinuousClock.Instant
+
+        init(items: [BoxItem], fetchedAt: ContinuousClock.Instant) {
+            self.items = items
+            self.fetchedAt = fetchedAt
+            var index: [String: Int] = [:]
+            for (position, item) in items.enumerated() { index[item.name] = position }
+            self.indexByName = index
+        }
+    }
+
+    static let rootInode: UInt64 = 1
+
+    private(set) var nodes: [UInt64: Node] = [:]
+    private var inodeByBoxID: [String: UInt64] = [:]
+    private var listings: [String: Listing] = [:]
+    private var nextInode: UInt64 = 2
+
+    init(root: BoxItem) {
+        nodes[Self.rootInode] = Node(inode: Self.rootInode, item: root, parentInode: Self.rootInode, lookupCount: 1)
+        inodeByBoxID[root.id] = Self.rootInode
+    }
+
+    func node(_ inode: UInt64) -> Node? { nodes[inode] }
+
+    /// The listing of a folder if it is younger than `ttl`.
+    func freshListing(folderID: String, ttl: Duration, now: ContinuousClock.Instant) -> Listing? {
+        guard let listing = listings[folderID], now - listing.fetchedAt < ttl else { return nil }
+        return listing
+    }
+
+    /// Stores a listing and refreshes the nodes the kernel already knows among its items.
+    mutating func store(listing items: [BoxItem], folderID: String, at now: ContinuousClock.Instant) {
+        listings[folderID] = Listing(items: items, fetchedAt: now)
+        for item in items {
+            if let inode = inodeByBoxID[item.id] { nodes[inode]?.item = item }
+        }
+    }
+
+    /// Forgets a listing so the next access fetches it again.
+    mutating func invalidateListing(folderID: String) {
+        listings[folderID] = nil
+    }
+
+    /// Hands an item to the kernel: finds or makes its inode and counts one more kernel reference.
+    mutating func remember(_ item: BoxItem, parentInode: UInt64) -> Node {
+        if let inode = inodeByBoxID[item.id], var node = nodes[inode] {
+            node.item = item
+            node.parentInode = inode == Self.rootInode ? inode : parentInode
+            node.lookupCount += 1
+            nodes[inode] = node
+            return node
+        }
+        let node = Node(inode: nextInode, item: item, parentInode: parentInode, lookupCount: 1)
+        nextInode += 1
+        nodes[node.inode] = node
+        inodeByBoxID[item.id] = node.inode
+        return node
+    }
+
+    /// The kernel dropped `count` references; a node nobody references is removed (the root never is).
+    mutating func forget(_ inode: UInt64, count: UInt64) {
+        guard inode != Self.rootInode, var node = nodes[inode] else { return }
+        node.lookupCount = node.lookupCount > count ? node.lookupCount - count : 0
+        if node.lookupCount == 0 {
+            nodes[inode] = nil
+            if inodeByBoxID[node.item.id] == inode { inodeByBoxID[node.item.id] = nil }
+        } else {
+            nodes[inode] = node
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import BoxFS
+import CFuse
+import Foundation
+import Logging
+
+/// One libfuse session: create, mount, serve until unmounted, clean up.
+///
+/// `run()` blocks the calling thread in libfuse's single-threaded loop: callbacks only copy their
+/// arguments and start tasks, so one thread reading /dev/fuse is enough. The loop ends when the
+/// kernel ends the connection (`fusermount3 -u`, `umount`, or `unmount()` from a signal handler).
+public final class FUSEMount: @unchecked Sendable {
+    // @unchecked: `session` is created in init, used by `run()` on one thread, and only read by
+    // `requestUnmount()`, which calls libfuse's thread-safe `fuse_session_exit` and the unmount syscall.
+    public struct MountError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private let session: OpaquePointer
+    private let dispatcher: Unmanaged<FUSEDispatcher>
+    private let arguments: [UnsafeMutablePointer<CChar>?]
+    public let mountpoint: String
+
+    /// - Parameter options: kernel mount options (`ro`, `allow_other`, `fsname=...`, ...).
+    public init(filesystem: FileSystem, mountpoint: String, options: [String], debug: Bool, logger: Logger) throws {
+        self.mountpoint = mountpoint
+        let dispatcher = Unmanaged.passRetained(FUSEDispatcher(filesystem: filesystem, logger: logger))
+        var words = ["boxfs"]
+        if !options.isEmpty { words += ["-o", options.joined(separator: ",")] }
+        if debug { words.append("-d") }
+        let arguments = words.map { strdup($0) } + [nil]
+        var args = fuse_args(argc: Int32(words.count), argv: UnsafeMutablePointer(mutating: arguments), allocated: 0)
+        var ops = FUSEOperations.table()
+        guard let session = boxfs_fuse_session_new(&args, &ops, MemoryLayout<fuse_lowlevel_ops>.size, dispatcher.toOpaque())
+        else {
+            dispatcher.release()
+            arguments.forEach { free($0) }
+            throw MountError(description: "libfuse rejected the mount options \(options.joined(separator: ","))")
+        }
+        fuse_opt_free_args(&args)
+        self.session = session
+        self.dispatcher = dispatcher
+        self.arguments = arguments
+    }
+
+    deinit {
+        fuse_session_destroy(session)
+        dispatcher.release()
+        arguments.forEach { free($0) }
+    }
+
+    /// Asks the kernel for the mount. When this returns, the mount exists and requests queue up
+    /// until `run()` serves them.
+    public func mount() throws {
+        guard fuse_session_mount(session, mountpoint) == 0 else {
+            throw MountError(description: "cannot mount on \(mountpoint) (is it an existing, empty folder, and is /dev/fuse usable?)")
+        }
+    }
+
+    /// Serves requests until the filesystem is unmounted. Returns libfuse's result (0 when clean).
+    public func run() -> Int32 {
+        let result = fuse_session_loop(session)
+        fuse_session_unmount(session)
+        return result
+    }
+
+    /// Ends the session from another thread (a signal): detaches the mount, which makes the kernel
+    /// end the connection once nothing is using it, and `run()` returns.
+    public func requestUnmount() {
+        fuse_session_exit(session)
+        guard !mountpoint.hasPrefix("/dev/fd/") else { return }
+        if geteuid() == 0 {
+            _ = umount2(mountpoint, Int32(MNT_DETACH))
+        } else {
+            var pid: pid_t = 0
+            let words = ["fusermount3", "-u", "-z", mountpoint]
+            let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            if posix_spawnp(&pid, "fusermount3", nil, nil, argv, environ) == 0 { waitpid(pid, nil, 0) }
+        }
+    }
+}

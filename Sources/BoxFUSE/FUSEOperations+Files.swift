@@ -1,0 +1,77 @@
+import BoxFS
+import CFuse
+import Foundation
+
+extension FUSEOperations {
+    static func installFileOperations(_ ops: inout fuse_lowlevel_ops) {
+        ops.open = { req, inode, info in
+            let info = info!.pointee
+            FUSEDispatcher.from(req).serve(req, "open") { request, fs throws(FSError) in
+                var reply = info
+                let flags = boxfs_fuse_fi_flags(&reply)
+                let mode: OpenMode = switch flags & O_ACCMODE {
+                case O_WRONLY: .writeOnly
+                case O_RDWR: .readWrite
+                default: .readOnly
+                }
+                let handle = try fs.openFile(inode, mode: mode, truncate: flags & O_TRUNC != 0)
+                boxfs_fuse_fi_set_fh(&reply, handle)
+                request.open(reply)
+            }
+        }
+        ops.read = { req, _, size, offset, info in
+            let handle = boxfs_fuse_fi_fh(info)
+            FUSEDispatcher.from(req).serve(req, "read") { request, fs throws(FSError) in
+                request.buffer(try await fs.read(handle: handle, offset: Int64(offset), length: size))
+            }
+        }
+        ops.release = { req, _, info in
+            FUSEDispatcher.from(req).filesystem.releaseFile(handle: boxfs_fuse_fi_fh(info))
+            fuse_reply_err(req, 0)
+        }
+        ops.flush = { req, _, _ in fuse_reply_err(req, 0) }
+    }
+
+    static func installDirectoryOperations(_ ops: inout fuse_lowlevel_ops) {
+        ops.opendir = { req, inode, info in
+            let info = info!.pointee
+            FUSEDispatcher.from(req).serve(req, "opendir") { request, fs throws(FSError) in
+                var reply = info
+                boxfs_fuse_fi_set_fh(&reply, try await fs.openDirectory(inode))
+                request.open(reply)
+            }
+        }
+        ops.readdirplus = { req, _, size, offset, info in
+            let handle = boxfs_fuse_fi_fh(info)
+            FUSEDispatcher.from(req).serve(req, "readdirplus") { request, fs throws(FSError) in
+                let entries = try fs.readDirectory(handle: handle, offset: Int(offset))
+                try DirectoryBuffer.fill(request, entries: entries, filesystem: fs, handle: handle, size: size, plus: true)
+            }
+        }
+        ops.readdir = { req, _, size, offset, info in
+            let handle = boxfs_fuse_fi_fh(info)
+            FUSEDispatcher.from(req).serve(req, "readdir") { request, fs throws(FSError) in
+                let entries = try fs.readDirectory(handle: handle, offset: Int(offset))
+                try DirectoryBuffer.fill(request, entries: entries, filesystem: fs, handle: handle, size: size, plus: false)
+            }
+        }
+        ops.releasedir = { req, _, info in
+            FUSEDispatcher.from(req).filesystem.releaseDirectory(handle: boxfs_fuse_fi_fh(info))
+            fuse_reply_err(req, 0)
+        }
+    }
+
+    /// Until the write path exists every change answers EROFS.
+    static func installWriteOperations(_ ops: inout fuse_lowlevel_ops) {
+        ops.setattr = { req, _, _, _, _ in fuse_reply_err(req, EROFS) }
+        ops.mknod = { req, _, _, _, _ in fuse_reply_err(req, EROFS) }
+        ops.mkdir = { req, _, _, _ in fuse_reply_err(req, EROFS) }
+        ops.unlink = { req, _, _ in fuse_reply_err(req, EROFS) }
+        ops.rmdir = { req, _, _ in fuse_reply_err(req, EROFS) }
+        ops.symlink = { req, _, _, _ in fuse_reply_err(req, EROFS) }
+        ops.rename = { req, _, _, _, _, _ in fuse_reply_err(req, EROFS) }
+        ops.link = { req, _, _, _ in fuse_reply_err(req, EROFS) }
+        ops.create = { req, _, _, _, _ in fuse_reply_err(req, EROFS) }
+        ops.write = { req, _, _, _, _, _ in fuse_reply_err(req, EROFS) }
+    }
+}

@@ -1,0 +1,69 @@
+import CFuse
+import Foundation
+import Synchronization
+
+/// One kernel request that must be answered exactly once, from any thread.
+///
+/// libfuse lets a low-level callback return before it replies; this wrapper carries the request
+/// into a task. Replying twice is impossible (the second reply is dropped), and a request dropped
+/// unanswered is answered with EIO in `deinit`, so a caller can never hang on a lost reply.
+final class FUSERequest: @unchecked Sendable {
+    // @unchecked: `request` is an opaque libfuse handle that libfuse allows replying to from any
+    // thread; `answered` guarantees it is used for exactly one reply and never after.
+    private let request: fuse_req_t
+    private let answered = Atomic<Bool>(false)
+
+    init(_ request: fuse_req_t) {
+        self.request = request
+    }
+
+    deinit {
+        if !answered.load(ordering: .acquiring) { fuse_reply_err(request, EIO) }
+    }
+
+    /// Runs `reply` with the raw request if nobody has replied yet.
+    private func once(_ reply: (fuse_req_t) -> Void) {
+        guard answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        reply(request)
+    }
+
+    func error(_ errno: Int32) { once { _ = fuse_reply_err($0, errno) } }
+
+    func entry(_ entry: fuse_entry_param) {
+        var entry = entry
+        once { _ = fuse_reply_entry($0, &entry) }
+    }
+
+    func attributes(_ attributes: stat, timeout: Double) {
+        var attributes = attributes
+        once { _ = fuse_reply_attr($0, &attributes, timeout) }
+    }
+
+    func open(_ info: fuse_file_info) {
+        var info = info
+        once { _ = fuse_reply_open($0, &info) }
+    }
+
+    func buffer(_ data: Data) {
+        once { request in
+            _ = data.withUnsafeBytes { bytes in
+                fuse_reply_buf(request, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+            }
+        }
+    }
+
+    func bytes(_ bytes: [CChar], count: Int) {
+        once { request in _ = bytes.withUnsafeBufferPointer { fuse_reply_buf(request, $0.baseAddress, count) } }
+    }
+
+    func statfs(_ statistics: statvfs) {
+        var statistics = statistics
+        once { _ = fuse_reply_statfs($0, &statistics) }
+    }
+
+    func none() { once { fuse_reply_none($0) } }
+
+    /// The raw handle for building a reply buffer (`fuse_add_direntry*`), which needs it but does not reply.
+    func withRawRequest<T>(_ body: (fuse_req_t) -> T) -> T { body(request) }
+}

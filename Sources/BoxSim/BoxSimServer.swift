@@ -1,0 +1,82 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// Settings of one boxsim server process (the `boxsim serve` options).
+public struct BoxSimConfiguration: Sendable {
+    public var dataDirectory: URL
+    public var host: String = "127.0.0.1"
+    public var port: Int = 0
+    public var seedDirectory: URL?
+    public var developerToken: String?
+    public var readyFile: URL?
+    public var controlAPI: Bool = false
+
+    public init(dataDirectory: URL) {
+        self.dataDirectory = dataDirectory
+    }
+}
+
+/// The boxsim server: opens the store, seeds it, serves until SIGTERM/SIGINT.
+public enum BoxSimServer {
+    public static func run(_ configuration: BoxSimConfiguration) async throws {
+        var logger = Logger(label: "boxsim")
+        logger.logLevel = ProcessInfo.processInfo.environment["BOXSIM_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) }
+            ?? .warning
+        let store = try Store(dataDirectory: configuration.dataDirectory)
+        let admin = try store.ensureAdmin()
+        if let token = configuration.developerToken { try store.registerDeveloperToken(token, userID: admin.id!) }
+        if let seed = configuration.seedDirectory { try Seeder(store: store, owner: admin).importTree(at: seed) }
+        let keyText = try store.metaValue("download_key") {
+            SymmetricKey(size: .bits256).withUnsafeBytes { Data($0).base64EncodedString() }
+        }
+        let signer = DownloadTokenSigner(keyBytes: Array(Data(base64Encoded: keyText) ?? Data(keyText.utf8)))
+        let log = try RequestLog(path: configuration.dataDirectory.appendingPathComponent("requests.jsonl").path)
+
+        let router = Router(context: BoxContext.self)
+        router.add(middleware: RequestLogMiddleware(log: log))
+        for prefix in ["2.0", "api/2.0"] {
+            let api = router.group(RouterPath(prefix)).add(middleware: AuthMiddleware(store: store))
+            UserRoutes(store: store).register(on: api)
+            FolderRoutes(store: store).register(on: api)
+            FileRoutes(store: store, signer: signer).register(on: api)
+        }
+        DownloadRoutes(store: store, signer: signer).register(on: router)
+        if configuration.controlAPI { ControlRoutes(store: store, log: log).register(on: router) }
+
+        let readyFile = configuration.readyFile
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port),
+                                 serverName: nil),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+                announce("http://\(host):\(port)", readyFile: readyFile)
+            },
+            logger: logger
+        )
+        // Stop promptly on SIGTERM/SIGINT even with long downloads or long polls in flight.
+        var serviceConfiguration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                             logger: logger)
+        serviceConfiguration.maximumGracefulShutdownDuration = .seconds(2)
+        serviceConfiguration.maximumCancellationDuration = .seconds(2)
+        try await ServiceGroup(configuration: serviceConfiguration).run()
+    }
+
+    /// Prints the base URL (one flushed line) and writes it atomically to the ready file.
+    static func announce(_ baseURL: String, readyFile: URL?) {
+        FileHandle.standardOutput.write(Data((baseURL + "\n").utf8))
+        guard let readyFile else { return }
+        let temporary = readyFile.deletingLastPathComponent()
+            .appendingPathComponent(".\(readyFile.lastPathComponent).\(getpid()).tmp")
+        do {
+            try Data((baseURL + "\n").utf8).write(to: temporary)
+            if rename(temporary.path, readyFile.path) != 0 { throw BlobStoreError.io(readyFile.path, errno) }
+        } catch {
+            FileHandle.standardError.write(Data("boxsim: cannot write ready file: \(error)\n".utf8))
+        }
+    }
+}

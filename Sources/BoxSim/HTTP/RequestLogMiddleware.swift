@@ -1,0 +1,69 @@
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// The outermost middleware: maps every error to Box's error response, adds `box-request-id`, and records the
+/// request in the request log once its body has been written (or the connection failed).
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = BoxContext
+    let log: RequestLog
+
+    func handle(_ request: Request, context: BoxContext,
+                next: (Request, BoxContext) async throws -> Response) async throws -> Response {
+        let started = Timestamp.now()
+        let requestID = context.state.requestID
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as BoxError {
+            response = error.response(requestID: requestID)
+        } catch let error as HTTPError {
+            response = BoxError(error).response(requestID: requestID)
+        } catch {
+            context.logger.error("unexpected error: \(error)")
+            response = BoxError.internalError().response(requestID: requestID)
+        }
+        response.headers[HTTPField.Name("box-request-id")!] = "0" + requestID
+        if request.uri.path.hasPrefix("/_control/") { return response }
+
+        let entry = RequestLogEntry(
+            time: started, method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
+            status: Int(response.status.code), bytesSent: 0, authorization: request.headers[.authorization] != nil,
+            asUser: request.headers[HTTPField.Name("as-user")!], range: request.headers[.range], userID: nil)
+        let body = response.body
+        let state = context.state
+        let log = self.log
+        response.body = ResponseBody(contentLength: body.contentLength) { writer in
+            let counter = ByteCounter()
+            defer {
+                var record = entry
+                record.bytesSent = counter.value
+                record.userID = state.userID
+                log.append(record)
+            }
+            try await body.write(CountingBodyWriter(parent: writer, counter: counter))
+        }
+        return response
+    }
+}
+
+/// Counts the body bytes handed to the connection.
+final class ByteCounter: Sendable {
+    private let count = Atomic<Int64>(0)
+    var value: Int64 { count.load(ordering: .relaxed) }
+    func add(_ bytes: Int) { count.add(Int64(bytes), ordering: .relaxed) }
+}
+
+struct CountingBodyWriter: ResponseBodyWriter {
+    var parent: any ResponseBodyWriter
+    let counter: ByteCounter
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+        try await parent.write(buffer)
+        counter.add(buffer.readableBytes)
+    }
+
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {
+        try await parent.finish(trailingHeaders)
+    }
+}

@@ -1,0 +1,126 @@
+/// Turns stored items into Box's File/Folder JSON, for one viewing user.
+struct ItemRenderer: Sendable {
+    let store: Store
+    let viewer: UserRecord
+
+    func idString(_ item: ItemRecord) -> String { item.isRoot ? "0" : String(item.id!) }
+
+    /// File--Mini / Folder--Mini (used in listings, path collections, parents).
+    func mini(_ item: ItemRecord) -> JSONValue {
+        .object((item.isFolder ? ItemFields.folderMini : ItemFields.fileMini).compactMap { name in
+            simpleValue(name, of: item).map { (name, $0) }
+        })
+    }
+
+    /// The item with the standard fields, or with `fields=` the base set plus those requested.
+    func render(_ item: ItemRecord, fields: FieldSelection) async throws -> JSONValue {
+        let names = item.isFolder
+            ? fields.resolve(standard: ItemFields.folderStandard, base: ItemFields.base, known: ItemFields.folderKnown)
+            : fields.resolve(standard: ItemFields.fileStandard, base: ItemFields.base, known: ItemFields.fileKnown)
+        var pairs: [(String, JSONValue)] = []
+        for name in names {
+            if let value = try await value(name, of: item) { pairs.append((name, value)) }
+        }
+        return .object(pairs)
+    }
+
+    /// Entries of a listing: mini by default, else the selected fields.
+    func entry(_ item: ItemRecord, fields: FieldSelection) async throws -> JSONValue {
+        if case .standard = fields { return mini(item) }
+        return try await render(item, fields: fields)
+    }
+
+    private func value(_ name: String, of item: ItemRecord) async throws -> JSONValue? {
+        if let simple = simpleValue(name, of: item) { return simple }
+        switch name {
+        case "size":
+            return .int(item.isFolder ? try await store.folderSize(id: item.id!) : item.size)
+        case "path_collection":
+            let chain = try await store.ancestors(of: item)
+            return .object([("total_count", .int(chain.count)), ("entries", .array(chain.map(mini)))])
+        case "parent":
+            guard let parentID = item.parentID, let parent = try await store.item(id: parentID) else { return .null }
+            return mini(parent)
+        case "created_by": return try await userMini(item.isRoot ? nil : item.createdBy)
+        case "modified_by": return try await userMini(item.isRoot ? nil : item.modifiedBy)
+        case "owned_by": return try await userMini(item.ownerID)
+        case "item_collection":
+            guard item.isFolder else { return nil }
+            let page = try await store.children(of: item.id!, offset: 0, limit: 100)
+            return .object([
+                ("total_count", .int(page.total)), ("entries", .array(page.items.map(mini))),
+                ("offset", .int(0)), ("limit", .int(100)), ("order", FolderListing.offsetOrder),
+            ])
+        default:
+            return nil
+        }
+    }
+
+    /// Fields computed from the row alone (nil when the field does not apply to this item type).
+    private func simpleValue(_ name: String, of item: ItemRecord) -> JSONValue? {
+        let root = item.isRoot
+        switch name {
+        case "type": return .string(item.type)
+        case "id": return .string(idString(item))
+        case "etag": return root ? .null : .string(String(item.etag))
+        case "sequence_id": return root ? .null : .string(String(item.sequenceID))
+        case "name": return .string(item.name)
+        case "sha1": return item.isFolder ? nil : .string(item.sha1)
+        case "file_version":
+            guard !item.isFolder else { return nil }
+            return .object([
+                ("type", .string("file_version")), ("id", .string(item.versionID.map(String.init))),
+                ("sha1", .string(item.sha1)),
+            ])
+        case "description": return .string(item.description)
+        case "created_at": return root ? .null : Timestamp.json(item.createdAt)
+        case "modified_at": return root ? .null : Timestamp.json(item.modifiedAt)
+        case "content_created_at": return root ? .null : Timestamp.json(item.contentCreatedAt)
+        case "content_modified_at": return root ? .null : Timestamp.json(item.contentModifiedAt)
+        case "trashed_at": return Timestamp.json(item.trashedAt)
+        case "purged_at": return .null
+        case "shared_link", "folder_upload_email", "lock": return .null
+        case "item_status": return .string(item.itemStatus)
+        case "extension":
+            guard !item.isFolder else { return nil }
+            let parts = item.name.split(separator: ".", omittingEmptySubsequences: false)
+            return .string(parts.count > 1 ? String(parts.last!) : "")
+        case "version_number": return item.isFolder ? nil : .string("1")
+        case "comment_count": return item.isFolder ? nil : .int(0)
+        case "tags": return .array([])
+        case "is_package": return item.isFolder ? nil : .bool(false)
+        case "has_collaborations", "is_externally_owned", "is_accessible_via_shared_link",
+             "is_associated_with_app_item", "is_collaboration_restricted_to_enterprise":
+            return .bool(false)
+        case "can_non_owners_invite", "can_non_owners_view_collaborators": return .bool(true)
+        case "sync_state": return item.isFolder ? .string("synced") : nil
+        case "allowed_invitee_roles":
+            return .array(["editor", "viewer", "previewer", "uploader", "previewer uploader", "viewer uploader",
+                           "co-owner"].map { .string($0) })
+        case "allowed_shared_link_access_levels":
+            return .array(["open", "company", "collaborators"].map { .string($0) })
+        case "uploader_display_name": return item.isFolder ? nil : .string(viewer.name)
+        case "permissions": return ItemPermissions.json(isFolder: item.isFolder)
+        default: return nil
+        }
+    }
+
+    private func userMini(_ id: Int64?) async throws -> JSONValue {
+        guard let id, let user = try await store.user(id: id) else {
+            return .object([("type", .string("user")), ("id", .string("")), ("name", .string("")),
+                            ("login", .string(""))])
+        }
+        return UserRenderer.mini(user)
+    }
+}
+
+/// The owner's permissions on an item (boxsim has no collaborations yet, so every viewer is the owner).
+enum ItemPermissions {
+    static func json(isFolder: Bool) -> JSONValue {
+        var names = ["can_download", "can_upload", "can_rename", "can_delete", "can_share", "can_invite_collaborator",
+                     "can_set_share_access"]
+        if !isFolder { names += ["can_preview", "can_comment", "can_annotate", "can_view_annotations_all",
+                                 "can_view_annotations_self"] }
+        return .object(names.map { ($0, .bool(true)) })
+    }
+}

@@ -1,0 +1,44 @@
+import Hummingbird
+
+/// File reads: `GET /2.0/files/{id}` and `GET /2.0/files/{id}/content` (302 to a signed `/dl/` URL).
+struct FileRoutes: Sendable {
+    let store: Store
+    let signer: DownloadTokenSigner
+
+    func register(on group: RouterGroup<BoxContext>) {
+        let lookup = ItemLookup(store: store)
+        group.get("files/:id") { request, context in
+            let user = try context.requireUser()
+            let file = try await lookup.file(context.parameters.get("id"), for: user)
+            if let notModified = ConditionalRequest.notModified(request, item: file) { return notModified }
+            let fields = FieldSelection(query: request.uri.queryParameters.get("fields"))
+            let renderer = ItemRenderer(store: store, viewer: user)
+            return jsonResponse(try await renderer.render(file, fields: fields), headers: ConditionalRequest.etagHeader(file))
+        }
+        group.get("files/:id/content") { request, context in
+            let user = try context.requireUser()
+            let file = try await lookup.file(context.parameters.get("id"), for: user)
+            var versionID = file.versionID ?? 0
+            if let requested = request.uri.queryParameters.get("version") {
+                let id = try ItemLookup.parseID(requested)
+                guard let version = try await store.version(id: id), version.fileID == file.id else {
+                    throw BoxError.notFound()
+                }
+                versionID = id
+            }
+            let token = signer.sign(.init(fileID: file.id!, versionID: versionID,
+                                          expiresAt: Timestamp.now() + DownloadTokenSigner.lifetime))
+            var headers = HTTPFields()
+            headers[.location] = BaseURL.of(request) + "/dl/" + token
+            return Response(status: .found, headers: headers)
+        }
+    }
+}
+
+/// The base URL a client used to reach boxsim (from the Host header), for absolute URLs in responses.
+enum BaseURL {
+    static func of(_ request: Request) -> String {
+        let host = request.head.authority ?? "127.0.0.1"
+        return "http://" + host
+    }
+}

@@ -1,0 +1,54 @@
+import Hummingbird
+
+/// Resolves the `{id}` of a file or folder route for the requesting user.
+struct ItemLookup: Sendable {
+    let store: Store
+
+    /// Parses a Box id (digits only); anything else is answered as Box does, with 405.
+    static func parseID(_ text: String?) throws -> Int64 {
+        guard let text, !text.isEmpty, text.count <= 19, text.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let id = Int64(text)
+        else { throw BoxError.methodNotAllowed() }
+        return id
+    }
+
+    /// The folder `{id}` ("0" is the user's root), visible to `user`; 404 otherwise.
+    func folder(_ idText: String?, for user: UserRecord) async throws -> ItemRecord {
+        let id = try Self.parseID(idText)
+        let realID = id == 0 ? user.rootFolderID : id
+        guard let realID, let item = try await store.item(id: realID), item.isFolder else {
+            throw BoxError.itemNotFound("d_\(id)")
+        }
+        return try visible(item, to: user, notFound: .itemNotFound("d_\(id)"))
+    }
+
+    /// The file `{id}` visible to `user`; 404 otherwise.
+    func file(_ idText: String?, for user: UserRecord) async throws -> ItemRecord {
+        let id = try Self.parseID(idText)
+        guard let item = try await store.item(id: id), !item.isFolder else { throw BoxError.itemNotFound("f_\(id)") }
+        return try visible(item, to: user, notFound: .itemNotFound("f_\(id)"))
+    }
+
+    private func visible(_ item: ItemRecord, to user: UserRecord, notFound: BoxError) throws -> ItemRecord {
+        guard item.ownerID == user.id else { throw notFound }
+        if item.isRoot && item.id != user.rootFolderID { throw notFound }
+        if item.itemStatus == "trashed" { throw BoxError.trashed() }
+        guard item.itemStatus == "active" else { throw notFound }
+        return item
+    }
+}
+
+/// Query-parameter helpers with Box's validation answers.
+enum QueryParameters {
+    static func int(_ request: Request, _ name: String) throws -> Int? {
+        guard let text = request.uri.queryParameters.get(name) else { return nil }
+        guard let value = Int(text) else { throw BoxError.invalidParameter(name, "Invalid value '\(text)'.") }
+        return value
+    }
+
+    /// Booleans in any case (`True`, `true`, `1`).
+    static func bool(_ request: Request, _ name: String) -> Bool {
+        guard let text = request.uri.queryParameters.get(name)?.lowercased() else { return false }
+        return text == "true" || text == "1"
+    }
+}

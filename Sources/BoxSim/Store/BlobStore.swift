@@ -1,0 +1,96 @@
+import Crypto
+import Foundation
+
+/// File contents, stored once per SHA-1 under `DIR/blobs/ab/<sha1>`; written by streaming, never whole in memory.
+struct BlobStore: Sendable {
+    let directory: URL
+    static let chunkSize = 1 << 20
+
+    init(directory: URL) throws {
+        self.directory = directory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func path(forSHA1 sha1: String) -> String {
+        directory.appendingPathComponent(String(sha1.prefix(2))).appendingPathComponent(sha1).path
+    }
+
+    /// Copies a local file into the store, hashing as it goes. Returns its SHA-1 (hex) and size.
+    func importFile(atPath source: String) throws -> (sha1: String, size: Int64) {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw BlobStoreError.cannotOpen(source, errno) }
+        defer { close(input) }
+        let writer = try BlobWriter(store: self)
+        var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, Self.chunkSize) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                writer.discard()
+                throw BlobStoreError.io(source, errno)
+            }
+            if count == 0 { break }
+            try buffer.withUnsafeBytes { try writer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        }
+        return try writer.commit()
+    }
+}
+
+enum BlobStoreError: Error, CustomStringConvertible {
+    case cannotOpen(String, Int32)
+    case io(String, Int32)
+
+    var description: String {
+        switch self {
+        case .cannotOpen(let path, let code): "cannot open \(path): \(String(cString: strerror(code)))"
+        case .io(let path, let code): "I/O error on \(path): \(String(cString: strerror(code)))"
+        }
+    }
+}
+
+/// Streams bytes into a temporary file in the blob store, then moves it to its content address.
+/// Used by one task at a time (not Sendable).
+final class BlobWriter {
+    private let store: BlobStore
+    private let temporaryPath: String
+    private let descriptor: Int32
+    private var hasher = Insecure.SHA1()
+    private(set) var size: Int64 = 0
+
+    init(store: BlobStore) throws {
+        self.store = store
+        temporaryPath = store.directory.appendingPathComponent("tmp-\(UUID().uuidString)").path
+        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw BlobStoreError.cannotOpen(temporaryPath, errno) }
+    }
+
+    func append(_ bytes: UnsafeRawBufferPointer) throws {
+        hasher.update(bufferPointer: bytes)
+        var offset = 0
+        while offset < bytes.count {
+            let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw BlobStoreError.io(temporaryPath, errno)
+            }
+            offset += written
+        }
+        size += Int64(bytes.count)
+    }
+
+    /// Finishes the blob; returns its SHA-1 (hex) and size.
+    func commit() throws -> (sha1: String, size: Int64) {
+        close(descriptor)
+        let sha1 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let target = store.path(forSHA1: sha1)
+        let folder = (target as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        if rename(temporaryPath, target) != 0 { throw BlobStoreError.io(target, errno) }
+        return (sha1, size)
+    }
+
+    func discard() {
+        close(descriptor)
+        unlink(temporaryPath)
+    }
+}

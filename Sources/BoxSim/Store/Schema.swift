@@ -1,0 +1,56 @@
+import GRDB
+
+/// The SQLite schema, as GRDB migrations (append new migrations; never edit a shipped one).
+enum Schema {
+    static func migrator() -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE user (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, login TEXT NOT NULL UNIQUE,
+                    kind TEXT NOT NULL, status TEXT NOT NULL, space_amount INTEGER NOT NULL,
+                    max_upload_size INTEGER NOT NULL, created_at INTEGER NOT NULL, modified_at INTEGER NOT NULL,
+                    root_folder_id INTEGER, enterprise_id INTEGER);
+                CREATE TABLE item (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, type_rank INTEGER NOT NULL,
+                    name TEXT NOT NULL, name_key TEXT NOT NULL, parent_id INTEGER REFERENCES item(id),
+                    owner_id INTEGER NOT NULL, is_root INTEGER NOT NULL DEFAULT 0,
+                    sequence_id INTEGER NOT NULL DEFAULT 0, etag INTEGER NOT NULL DEFAULT 0,
+                    description TEXT NOT NULL DEFAULT '', created_at INTEGER NOT NULL, modified_at INTEGER NOT NULL,
+                    content_created_at INTEGER NOT NULL, content_modified_at INTEGER NOT NULL,
+                    created_by INTEGER NOT NULL, modified_by INTEGER NOT NULL, version_id INTEGER,
+                    size INTEGER NOT NULL DEFAULT 0, sha1 TEXT, item_status TEXT NOT NULL DEFAULT 'active',
+                    trashed_at INTEGER);
+                CREATE UNIQUE INDEX item_unique_name ON item(parent_id, name_key) WHERE item_status = 'active';
+                CREATE INDEX item_listing ON item(parent_id, type_rank, name_key, id);
+                CREATE TABLE file_version (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, file_id INTEGER NOT NULL, sha1 TEXT NOT NULL,
+                    size INTEGER NOT NULL, created_at INTEGER NOT NULL, modified_by INTEGER NOT NULL);
+                CREATE INDEX file_version_file ON file_version(file_id);
+                CREATE TABLE token (
+                    token TEXT PRIMARY KEY, user_id INTEGER NOT NULL, kind TEXT NOT NULL, expires_at INTEGER,
+                    client_id TEXT, scopes TEXT, restricted_item_id INTEGER);
+                -- Box ids are long numbers; start each id space high so they look like Box's.
+                INSERT INTO sqlite_sequence(name, seq) VALUES ('user', 20000000);
+                INSERT INTO sqlite_sequence(name, seq) VALUES ('item', 100000000000);
+                INSERT INTO sqlite_sequence(name, seq) VALUES ('file_version', 500000000000);
+                """)
+        }
+        migrator.registerMigration("v2-auth") { db in
+            try db.execute(sql: """
+                CREATE TABLE app (
+                    client_id TEXT PRIMARY KEY, client_secret TEXT NOT NULL, name TEXT NOT NULL,
+                    redirect_uri TEXT, service_account_id INTEGER NOT NULL,
+                    can_generate_user_tokens INTEGER NOT NULL DEFAULT 1, public_keys TEXT NOT NULL DEFAULT '[]');
+                CREATE TABLE auth_code (
+                    code TEXT PRIMARY KEY, client_id TEXT NOT NULL, user_id INTEGER NOT NULL, redirect_uri TEXT,
+                    scopes TEXT, expires_at INTEGER NOT NULL);
+                CREATE TABLE jwt_id (jti TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
+                -- Tokens issued together (access + refresh) share a family; revoking one revokes the family.
+                ALTER TABLE token ADD COLUMN family TEXT;
+                """)
+        }
+        return migrator
+    }
+}

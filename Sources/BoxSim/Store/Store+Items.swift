@@ -1,0 +1,108 @@
+import GRDB
+
+extension ItemRecord {
+    static func newFolder(name: String, parentID: Int64?, ownerID: Int64, time: Int64) -> ItemRecord {
+        ItemRecord(id: nil, type: "folder", typeRank: 0, name: name, nameKey: nameKey(name), parentID: parentID,
+                   ownerID: ownerID, isRoot: false, sequenceID: 0, etag: 0, description: "", createdAt: time,
+                   modifiedAt: time, contentCreatedAt: time, contentModifiedAt: time, createdBy: ownerID,
+                   modifiedBy: ownerID, versionID: nil, size: 0, sha1: nil, itemStatus: "active", trashedAt: nil)
+    }
+
+    static func newFile(name: String, parentID: Int64, ownerID: Int64, sha1: String, size: Int64,
+                        time: Int64, contentCreatedAt: Int64, contentModifiedAt: Int64) -> ItemRecord {
+        ItemRecord(id: nil, type: "file", typeRank: 1, name: name, nameKey: nameKey(name), parentID: parentID,
+                   ownerID: ownerID, isRoot: false, sequenceID: 0, etag: 0, description: "", createdAt: time,
+                   modifiedAt: time, contentCreatedAt: contentCreatedAt, contentModifiedAt: contentModifiedAt,
+                   createdBy: ownerID, modifiedBy: ownerID, versionID: nil, size: size, sha1: sha1,
+                   itemStatus: "active", trashedAt: nil)
+    }
+}
+
+/// Where a marker-paged listing continues: after this (type_rank, name_key, id).
+struct ListingCursor: Sendable, Equatable {
+    var typeRank: Int
+    var nameKey: String
+    var id: Int64
+}
+
+extension Store {
+    func item(id: Int64) async throws -> ItemRecord? {
+        try await database.read { db in try ItemRecord.fetchOne(db, key: id) }
+    }
+
+    func version(id: Int64) async throws -> FileVersionRecord? {
+        try await database.read { db in try FileVersionRecord.fetchOne(db, key: id) }
+    }
+
+    /// Ancestors of an item from its root folder down to its parent.
+    func ancestors(of item: ItemRecord) async throws -> [ItemRecord] {
+        try await database.read { db in
+            var chain: [ItemRecord] = []
+            var next = item.parentID
+            while let id = next, let parent = try ItemRecord.fetchOne(db, key: id), chain.count < 10_000 {
+                chain.append(parent)
+                next = parent.parentID
+            }
+            return chain.reversed()
+        }
+    }
+
+    /// Total size of the active files under a folder, at any depth.
+    func folderSize(id: Int64) async throws -> Int64 {
+        try await database.read { db in
+            try Int64.fetchOne(db, sql: """
+                WITH RECURSIVE tree(id) AS (
+                    SELECT id FROM item WHERE parent_id = ? AND item_status = 'active'
+                    UNION ALL SELECT item.id FROM item JOIN tree ON item.parent_id = tree.id
+                        WHERE item.item_status = 'active')
+                SELECT COALESCE(SUM(size), 0) FROM item WHERE id IN tree AND type = 'file'
+                """, arguments: [id]) ?? 0
+        }
+    }
+
+    /// A page of a folder's active children, folders first, then by case-folded name.
+    func children(of folderID: Int64, offset: Int, limit: Int) async throws -> (items: [ItemRecord], total: Int) {
+        try await database.read { db in
+            let base = ItemRecord.filter(sql: "parent_id = ? AND item_status = 'active'", arguments: [folderID])
+            let total = try base.fetchCount(db)
+            let items = try base.order(sql: "type_rank, name_key, id").limit(limit, offset: offset).fetchAll(db)
+            return (items, total)
+        }
+    }
+
+    /// The children after `cursor` (or from the start), one more than `limit` to tell whether more follow.
+    func children(of folderID: Int64, after cursor: ListingCursor?, limit: Int) async throws -> [ItemRecord] {
+        try await database.read { db in
+            var request = ItemRecord.filter(sql: "parent_id = ? AND item_status = 'active'", arguments: [folderID])
+            if let cursor {
+                request = request.filter(sql: "(type_rank, name_key, id) > (?, ?, ?)",
+                                         arguments: [cursor.typeRank, cursor.nameKey, cursor.id])
+            }
+            return try request.order(sql: "type_rank, name_key, id").limit(limit + 1).fetchAll(db)
+        }
+    }
+
+    /// The active child of `parentID` whose name matches case-insensitively.
+    func child(of parentID: Int64, named name: String) async throws -> ItemRecord? {
+        try await database.read { db in
+            try ItemRecord.filter(sql: "parent_id = ? AND name_key = ? AND item_status = 'active'",
+                                  arguments: [parentID, ItemRecord.nameKey(name)]).fetchOne(db)
+        }
+    }
+}
+
+extension Store {
+    /// Whether `itemID` is `ancestorID` or lies under it.
+    func isDescendant(_ itemID: Int64, of ancestorID: Int64) async throws -> Bool {
+        try await database.read { db in
+            var next: Int64? = itemID
+            var steps = 0
+            while let id = next, steps < 10_000 {
+                if id == ancestorID { return true }
+                next = try Int64.fetchOne(db, sql: "SELECT parent_id FROM item WHERE id = ?", arguments: [id])
+                steps += 1
+            }
+            return false
+        }
+    }
+}

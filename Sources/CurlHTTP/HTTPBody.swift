@@ -1,0 +1,42 @@
+import Foundation
+
+/// A request body, streamed to curl piece by piece: file ranges are read with `pread` as curl asks
+/// for bytes, never loaded whole, so a multipart upload can mix small `Data` parts with a large file.
+public enum HTTPBody: Sendable, Hashable {
+    case empty
+    case data(Data)
+    /// `length` bytes of the file at `path`, starting at `offset`.
+    case file(path: String, offset: Int64, length: Int64)
+    /// The bodies one after another.
+    case concatenation([HTTPBody])
+
+    /// Total size in bytes (sent as `Content-Length`).
+    public var length: Int64 {
+        switch self {
+        case .empty: 0
+        case .data(let data): Int64(data.count)
+        case .file(_, _, let length): length
+        case .concatenation(let parts): parts.reduce(0) { $0 + $1.length }
+        }
+    }
+
+    /// The non-empty leaves, in order.
+    var pieces: [HTTPBody] {
+        switch self {
+        case .empty: []
+        case .data(let data): data.isEmpty ? [] : [self]
+        case .file(_, _, let length): length == 0 ? [] : [self]
+        case .concatenation(let parts): parts.flatMap(\.pieces)
+        }
+    }
+}
+
+/// Where a response body goes.
+public enum HTTPResponseDestination: Sendable, Hashable {
+    /// Collected into `HTTPResponse.body`.
+    case memory
+    /// Written with `pwrite` at `offset` onwards as it arrives; `HTTPResponse.bodyBytesWritten` says how much.
+    /// Only a 2xx body goes there: any other status's body (a redirect, Box's JSON error) is kept in memory
+    /// so it can be read, and never overwrites the caller's file. The caller keeps ownership of the descriptor.
+    case fileDescriptor(Int32, offset: Int64)
+}

@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Collects the response head from curl's header lines and routes body bytes to memory or a descriptor.
+///
+/// A status line starts a new response (a `100 Continue`, or a redirect curl follows), which resets
+/// headers and body, so what remains describes the final response. Driver thread only.
+struct ResponseReceiver {
+    /// Largest buffer reserved up front from a `Content-Length` (a bogus huge value must not allocate).
+    static let maxReservation: Int64 = 1 << 30
+
+    let destination: HTTPResponseDestination
+    private(set) var status = 0
+    private(set) var headers = HTTPHeaders()
+    private(set) var body = Data()
+    private(set) var bytesWritten: Int64 = 0
+    private var reserved = false
+
+    init(destination: HTTPResponseDestination) {
+        self.destination = destination
+    }
+
+    mutating func receiveHeaderLine(_ raw: UnsafeRawBufferPointer) {
+        var line = Substring(String(decoding: raw, as: UTF8.self))
+        while let last = line.last, last.isNewline {  // "\r\n" is one Character in Swift
+            line.removeLast()
+        }
+        guard !line.isEmpty else { return }  // the blank line ending a head
+        if line.hasPrefix("HTTP/") {
+            let parts = line.split(separator: " ", maxSplits: 2)
+            status = parts.count >= 2 ? Int(parts[1]) ?? 0 : 0
+            headers = HTTPHeaders()
+            body = Data()
+            bytesWritten = 0
+            reserved = false
+        } else if line.first == " " || line.first == "\t", let last = headers.fields.last {
+            // Obsolete line folding: the line continues the previous field's value.
+            headers.remove(name: last.name)
+            headers.add(name: last.name, value: last.value + " " + Self.trimmed(line))
+        } else if let colon = line.firstIndex(of: ":") {
+            headers.add(name: Self.trimmed(line[..<colon]), value: Self.trimmed(line[line.index(after: colon)...]))
+        }
+    }
+
+    /// Stores a chunk of the body; throws if the destination cannot take it.
+    mutating func receiveBody(_ chunk: UnsafeRawBufferPointer) throws(HTTPError) {
+        guard !chunk.isEmpty else { return }
+        if case .fileDescriptor(let descriptor, let offset) = destination, (200..<300).contains(status) {
+            try write(chunk, to: descriptor, at: offset + bytesWritten)
+            bytesWritten += Int64(chunk.count)
+            return
+        }
+        if !reserved {
+            reserved = true
+            if let declared = headers["Content-Length"].flatMap({ Int64($0) }), declared > 0 {
+                body.reserveCapacity(Int(min(declared, Self.maxReservation)))
+            }
+        }
+        body.append(chunk.assumingMemoryBound(to: UInt8.self).baseAddress!, count: chunk.count)
+    }
+
+    /// Hands the collected body over without leaving a second reference (which would make the caller's
+    /// first mutation copy it).
+    mutating func takeBody() -> Data {
+        let taken = body
+        body = Data()
+        return taken
+    }
+
+    private func write(_ chunk: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int64) throws(HTTPError) {
+        var done = 0
+        while done < chunk.count {
+            let count = pwrite(descriptor, chunk.baseAddress! + done, chunk.count - done, off_t(offset) + off_t(done))
+            if count > 0 {
+                done += count
+            } else if count == 0 {
+                throw .system(.responseDestination, "pwrite wrote nothing", errno: ENOSPC)
+            } else if errno != EINTR {
+                throw .system(.responseDestination, "pwrite to the response descriptor failed", errno: errno)
+            }
+        }
+    }
+
+    private static func trimmed(_ text: Substring) -> String {
+        var text = text
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,3 @@
+import BoxCLI
+
+await BoxfsEntry.main()

@@ -1,0 +1,33 @@
+import ArgumentParser
+import BoxSim
+import Foundation
+
+/// `boxsim`: a Box API compatible server for tests, demos and benchmarks.
+@main
+struct BoxSimCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "boxsim", abstract: "A Box API compatible server.", subcommands: [Serve.self])
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the Box API from a data directory.")
+
+    @Option(help: "Data directory (SQLite store, file contents, request log).") var data: String
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0 picks a free one).") var port = 0
+    @Option(help: "Local directory to import into the admin user's root folder.") var seed: String?
+    @Option(name: .customLong("developer-token"), help: "A token valid for the admin user.") var developerToken: String?
+    @Option(name: .customLong("ready-file"), help: "File that receives the base URL once listening.") var readyFile: String?
+    @Flag(help: "Enable the /_control API.") var control = false
+
+    func run() async throws {
+        var configuration = BoxSimConfiguration(dataDirectory: URL(fileURLWithPath: data))
+        configuration.host = host
+        configuration.port = port
+        configuration.seedDirectory = seed.map { URL(fileURLWithPath: $0) }
+        configuration.developerToken = developerToken
+        configuration.readyFile = readyFile.map { URL(fileURLWithPath: $0) }
+        configuration.controlAPI = control
+        try await BoxSimServer.run(configuration)
+    }
+}
