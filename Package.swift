@@ -31,16 +31,36 @@ let package = Package(
         .target(name: "BoxAuth", dependencies: [
             "CurlHTTP",
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         // Box REST: endpoints, errors, paging, retries, headers.
         .target(name: "BoxAPI", dependencies: [
             "BoxAuth", "CurlHTTP",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        // Crash-safe write-back: the upload journal (SQLite) and the uploader (simple, chunked, conflicts).
+        .target(name: "WriteBack", dependencies: [
+            "BoxAPI",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        // On-disk sparse block store keyed by (file id, version); read-ahead planning. No network.
+        .target(name: "BlockCache", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        // The read path: shared block store (memory, in-flight fetches, disk cache), per-handle readers.
+        .target(name: "Transfers", dependencies: [
+            "BoxAPI", "BlockCache",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         // The filesystem core: inodes, item tree, handles, names; no FUSE types.
         .target(name: "BoxFS", dependencies: [
-            "BoxAPI",
+            "BoxAPI", "Transfers",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         // The libfuse3 low-level adapter: async replies, session, mount.
@@ -50,7 +70,8 @@ let package = Package(
         ], swiftSettings: strict),
         // Command line: mount.boxfs and boxfs subcommands.
         .target(name: "BoxCLI", dependencies: [
-            "BoxFUSE", "BoxFS", "BoxAPI", "BoxAuth", "CurlHTTP",
+            "BoxFUSE", "BoxFS", "BoxAPI", "BoxAuth", "CurlHTTP", "Transfers", "BlockCache",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -78,7 +99,11 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .testTarget(name: "BoxAPITests", dependencies: ["BoxAPI", "BoxTestSupport"], swiftSettings: strict),
+        .testTarget(name: "WriteBackTests", dependencies: ["WriteBack", "BoxTestSupport"], swiftSettings: strict),
+        .testTarget(name: "BoxAuthTests", dependencies: ["BoxAuth", "BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "MountTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
+        .testTarget(name: "BlockCacheTests", dependencies: ["BlockCache"], swiftSettings: strict),
+        .testTarget(name: "TransfersTests", dependencies: ["Transfers", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
     ]
 )

@@ -27,6 +27,11 @@ struct MountDaemon {
             if let readiness { readiness.fail(message) } else { FileHandle.standardError.write(Data("mount.boxfs: \(message)\n".utf8)) }
             return 1
         }
+        if options.readAheadKilobytes > 0, geteuid() == 0,
+            !KernelReadAhead.set(kilobytes: options.readAheadKilobytes, mountpoint: mountpoint)
+        {
+            logger.debug("could not set the kernel read-ahead of \(mountpoint)")
+        }
         readiness?.succeed()
         logger.info("mounted \(source.fsname) on \(mountpoint)")
         let status = await serve(mount)
@@ -38,21 +43,32 @@ struct MountDaemon {
 
     /// Everything that can fail before the kernel is asked for the mount: token, endpoint, source.
     private func prepare() async throws -> FUSEMount {
-        let token = try TokenLoader.load(options: options)
-        let endpoints = options.endpoint.map { BoxEndpoints(serverBase: $0) } ?? .box
         let http = HTTPClient()
-        let tokens = StaticTokenProvider(token: token)
-        let client = BoxClient(endpoints: endpoints, http: http, tokens: tokens, logger: logger)
+        let account = try AccountResolver.resolve(options: options, http: http, logger: logger)
+        let endpoints = (options.endpoint ?? account.endpoint).map { BoxEndpoints(serverBase: $0) } ?? .box
+        let tokens = account.tokens
+        var client = BoxClient(endpoints: endpoints, http: http, tokens: tokens, logger: logger)
         // A quick, nearly retry-free check, so a wrong endpoint or token fails the mount at once.
-        let probe = BoxClient(endpoints: endpoints, http: http, tokens: tokens, retryPolicy: .init(maxAttempts: 2, maxTotalWait: 2), logger: logger)
-        let user = try await probe.currentUser()
-        logger.info("signed in to Box as user \(user.id)")
+        var probe = BoxClient(endpoints: endpoints, http: http, tokens: tokens, retryPolicy: .init(maxAttempts: 2, maxTotalWait: 2), logger: logger)
+        let asUser = options.asUser ?? account.asUser
+        if let asUser {
+            client = client.asUser(asUser)
+            probe = probe.asUser(asUser)
+        }
+        let user = try await AuthStartup.checkUser(probe, asUser: asUser)
+        logger.info("signed in to Box as user \(user.id) with \(account.label)")
         let root = try await resolveRoot(probe)
+        if let scopes = options.downscope {
+            client = try await AuthStartup.downscoped(
+                client, scopes: scopes, root: root, parent: tokens, http: http, asUser: asUser, logger: logger)
+        }
         let filesystemOptions = FilesystemOptions(
             uid: options.uid ?? getuid(), gid: options.gid ?? getgid(), readOnly: true,
             directoryCacheTTL: .milliseconds(Int(options.directoryCacheTTL * 1000)),
             entryTimeout: options.entryTimeout, attributeTimeout: options.attributeTimeout)
-        let filesystem = FileSystem(client: client, root: root, options: filesystemOptions, logger: logger)
+        let store = ReadPathSetup.makeStore(
+            options: options, endpoint: endpoints.apiBase, userID: user.id, client: client, logger: logger)
+        let filesystem = FileSystem(client: client, root: root, options: filesystemOptions, store: store, logger: logger)
         return try FUSEMount(
             filesystem: filesystem, mountpoint: mountpoint, options: options.kernelOptions(fsname: source.fsname),
             debug: false, logger: logger)
@@ -105,6 +121,8 @@ struct StartupError: Error, CustomStringConvertible {
             return "Box rejected the access token (401 \(api.authError ?? "unauthorized")): get a new token"
         case .forbidden:
             return "Box refused access (403 \(api.code ?? api.authError ?? "forbidden"))"
+        case .tokenUnavailable(let detail):
+            return detail
         default:
             return api.description
         }

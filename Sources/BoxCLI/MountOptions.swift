@@ -17,6 +17,18 @@ public struct MountOptions: Equatable, Sendable {
     public var attributeTimeout: Double = 1
     public var directoryCacheTTL: Double = 60
     public var logFile: String?
+    /// Auth (docs/AUTH.md): the profile to use, an `As-User` id, `file` or `memory` token store, and
+    /// the scopes of a downscoped token (token exchange), separated by `+` or `:`.
+    public var profile: String?
+    public var asUser: String?
+    public var tokenStore: String?
+    public var downscope: [String]?
+    /// The block cache: its folder (default under $XDG_CACHE_HOME/boxfs), its size limit, or off.
+    public var cacheDirectory: String?
+    public var cacheSize: Int64 = 4 << 30
+    public var cacheEnabled = true
+    /// Kernel read-ahead for the mount in KiB (set when running as root; 0 leaves the kernel's default).
+    public var readAheadKilobytes = 1024
     /// Flags passed through to the kernel mount.
     public var kernelFlags: [String] = []
 
@@ -75,11 +87,52 @@ public struct MountOptions: Equatable, Sendable {
         case "attr_timeout": attributeTimeout = try seconds()
         case "dir_cache_ttl": directoryCacheTTL = try seconds()
         case "log_file": logFile = try required()
+        case "cache_dir": cacheDirectory = try required()
+        case "cache_size":
+            let text = try required()
+            guard let bytes = Self.byteCount(text) else {
+                throw ParseError(description: "option 'cache_size': '\(text)' is not a size like 512M or 4G")
+            }
+            cacheSize = bytes
+        case "read_ahead_kb": readAheadKilobytes = try number(Int.self)
+        case "cache":
+            let state = try required()
+            guard state == "on" || state == "off" else { throw ParseError(description: "option 'cache' is on or off") }
+            cacheEnabled = state == "on"
+        case "profile": profile = try required()
+        case "as_user":
+            let id = try required()
+            guard id.allSatisfy(\.isNumber) else { throw ParseError(description: "option 'as_user': '\(id)' is not a Box user id") }
+            asUser = id
+        case "token_store":
+            let kind = try required()
+            guard ["file", "memory"].contains(kind) else {
+                throw ParseError(description: "option 'token_store': '\(kind)' is not file or memory")
+            }
+            tokenStore = kind
+        case "downscope":
+            let scopes = (value ?? "root_readonly").split(whereSeparator: { $0 == "+" || $0 == ":" }).map(String.init)
+            guard !scopes.isEmpty else { throw ParseError(description: "option 'downscope' needs scopes, e.g. downscope=root_readonly") }
+            downscope = scopes
         case _ where Self.kernel.contains(key): kernelFlags.append(key)
         case _ where Self.ignored.contains(key) || key.hasPrefix("x-") || key == "comment": break
         default:
             throw ParseError(description: "unknown option '\(key)' (see docs/CONFIGURATION.md for the options boxfs takes)")
         }
+    }
+
+    /// "4G", "512M", "100k", "1048576" (binary multiples; an optional "iB" or "B" after the letter).
+    static func byteCount(_ text: String) -> Int64? {
+        var digits = text.uppercased()
+        for suffix in ["IB", "B"] where digits.hasSuffix(suffix) && digits.count > suffix.count { digits.removeLast(suffix.count) }
+        let shifts: [Character: Int64] = ["K": 10, "M": 20, "G": 30, "T": 40]
+        var shift: Int64 = 0
+        if let last = digits.last, let found = shifts[last] {
+            shift = found
+            digits.removeLast()
+        }
+        guard let number = Int64(digits), number >= 0, number <= Int64.max >> shift else { return nil }
+        return number << shift
     }
 
     /// Options for the kernel mount itself.

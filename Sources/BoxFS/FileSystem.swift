@@ -2,6 +2,7 @@ import BoxAPI
 import Foundation
 import Logging
 import Synchronization
+import Transfers
 
 /// The filesystem core: answers the kernel's questions in terms of Box items.
 ///
@@ -12,6 +13,7 @@ public final class FileSystem: Sendable {
     public static let rootInode = InodeTable.rootInode
 
     let client: BoxClient
+    let store: BlockStore
     let options: FilesystemOptions
     let logger: Logger
     let tree: Mutex<InodeTable>
@@ -19,14 +21,24 @@ public final class FileSystem: Sendable {
     let listingFetches = SingleFlight<String, [BoxItem]>()
     /// Shown for items Box gives no dates (the root folder).
     let mountedAt = Date()
+    /// The Box version each inode's file had when last opened: unchanged → the kernel keeps its page cache.
+    let openedVersions = Mutex<[UInt64: String]>([:])
+    /// Tells the kernel to drop what it cached of an inode (set by the adapter once the session exists).
+    let invalidator = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
     let quota = Mutex<(statistics: FilesystemStatistics, fetchedAt: ContinuousClock.Instant)?>(nil)
 
     /// - Parameter root: the Box folder (or file) mounted at the mountpoint.
-    public init(client: BoxClient, root: BoxItem, options: FilesystemOptions, logger: Logger) {
+    public init(client: BoxClient, root: BoxItem, options: FilesystemOptions, store: BlockStore, logger: Logger) {
         self.client = client
+        self.store = store
         self.options = options
         self.logger = logger
         self.tree = Mutex(InodeTable(root: root))
+    }
+
+    /// Registers how to invalidate the kernel's cache of an inode (its pages and attributes).
+    public func setInvalidator(_ invalidate: @escaping @Sendable (UInt64) -> Void) {
+        invalidator.withLock { $0 = invalidate }
     }
 
     public var entryTimeout: Double { options.entryTimeout }
@@ -103,7 +115,11 @@ public final class FileSystem: Sendable {
             let items = try await listingFetches.run(folder.id) {
                 try await client.folderItems(id: folder.id).filter { $0.kind != .webLink }
             }
-            tree.withLock { $0.store(listing: items, folderID: folder.id, at: .now) }
+            let changed = tree.withLock { $0.store(listing: items, folderID: folder.id, at: .now) }
+            if !changed.isEmpty, let invalidate = invalidator.withLock({ $0 }) {
+                // Asynchronously: the kernel may hold locks for the request being served right now.
+                Task.detached { changed.forEach(invalidate) }
+            }
             return items
         } catch {
             throw FSError(error, context: "listing \(folder.name)")

@@ -1,4 +1,5 @@
 import BoxAPI
+import Transfers
 
 /// A folder's listing frozen when it was opened.
 struct DirectorySnapshot: Sendable {

@@ -51,12 +51,17 @@ struct InodeTable {
         return listing
     }
 
-    /// Stores a listing and refreshes the nodes the kernel already knows among its items.
-    mutating func store(listing items: [BoxItem], folderID: String, at now: ContinuousClock.Instant) {
+    /// Stores a listing and refreshes the nodes the kernel already knows among its items. Returns the
+    /// inodes whose content changed on Box (another version), whose kernel caches must be dropped.
+    mutating func store(listing items: [BoxItem], folderID: String, at now: ContinuousClock.Instant) -> [UInt64] {
         listings[folderID] = Listing(items: items, fetchedAt: now)
+        var changed: [UInt64] = []
         for item in items {
-            if let inode = inodeByBoxID[item.id] { nodes[inode]?.item = item }
+            guard let inode = inodeByBoxID[item.id], let old = nodes[inode]?.item else { continue }
+            if old.kind == .file, old.contentVersion != item.contentVersion { changed.append(inode) }
+            nodes[inode]?.item = item
         }
+        return changed
     }
 
     /// Forgets a listing so the next access fetches it again.

@@ -18,6 +18,7 @@ public final class FUSEMount: @unchecked Sendable {
     private let session: OpaquePointer
     private let dispatcher: Unmanaged<FUSEDispatcher>
     private let arguments: [UnsafeMutablePointer<CChar>?]
+    private let notifier: KernelNotifier
     public let mountpoint: String
 
     /// - Parameter options: kernel mount options (`ro`, `allow_other`, `fsname=...`, ...).
@@ -40,9 +41,13 @@ public final class FUSEMount: @unchecked Sendable {
         self.session = session
         self.dispatcher = dispatcher
         self.arguments = arguments
+        let notifier = KernelNotifier(session)
+        self.notifier = notifier
+        filesystem.setInvalidator { notifier.invalidate(inode: $0) }
     }
 
     deinit {
+        notifier.close()
         fuse_session_destroy(session)
         dispatcher.release()
         arguments.forEach { free($0) }
@@ -59,6 +64,7 @@ public final class FUSEMount: @unchecked Sendable {
     /// Serves requests until the filesystem is unmounted. Returns libfuse's result (0 when clean).
     public func run() -> Int32 {
         let result = fuse_session_loop(session)
+        notifier.close()
         fuse_session_unmount(session)
         return result
     }

@@ -14,8 +14,9 @@ extension FUSEOperations {
                 case O_RDWR: .readWrite
                 default: .readOnly
                 }
-                let handle = try fs.openFile(inode, mode: mode, truncate: flags & O_TRUNC != 0)
-                boxfs_fuse_fi_set_fh(&reply, handle)
+                let opened = try fs.openFile(inode, mode: mode, truncate: flags & O_TRUNC != 0)
+                boxfs_fuse_fi_set_fh(&reply, opened.handle)
+                boxfs_fuse_fi_set_keep_cache(&reply, opened.keepCache ? 1 : 0)
                 request.open(reply)
             }
         }

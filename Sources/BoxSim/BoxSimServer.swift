@@ -13,6 +13,16 @@ public struct BoxSimConfiguration: Sendable {
     public var developerToken: String?
     public var readyFile: URL?
     public var controlAPI: Bool = false
+    /// Lifetime of issued access tokens, in seconds (Box: 3600).
+    public var accessTokenLifetime: Int64 = 3600
+    /// The authorize page approves at once (for tests of the OAuth 2 flow).
+    public var autoApprove: Bool = false
+    /// Stop (as on SIGTERM) when the parent process goes away, so a crashed test run leaves no server behind.
+    public var exitWithParent: Bool = false
+    /// Lifetime of chunked upload sessions, in seconds (Box: 7 days).
+    public var uploadSessionLifetime: Int64 = 7 * 24 * 3600
+    /// API calls allowed per user per minute; nil: unlimited.
+    public var rateLimitPerMinute: Int?
 
     public init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory
@@ -35,17 +45,34 @@ public enum BoxSimServer {
         let signer = DownloadTokenSigner(keyBytes: Array(Data(base64Encoded: keyText) ?? Data(keyText.utf8)))
         let log = try RequestLog(path: configuration.dataDirectory.appendingPathComponent("requests.jsonl").path)
 
+        let settings = ServerSettings(.init(accessTokenLifetime: configuration.accessTokenLifetime,
+                                            autoApprove: configuration.autoApprove,
+                                            uploadSessionLifetime: configuration.uploadSessionLifetime,
+                                            rateLimitPerMinute: configuration.rateLimitPerMinute))
         let router = Router(context: BoxContext.self)
+        let faults = FaultInjector()
         router.add(middleware: RequestLogMiddleware(log: log))
+        router.add(middleware: FaultMiddleware(faults: faults))
+        let channels = LongPollChannels()
+        let limiter = RateLimiter(settings: settings)
         for prefix in ["2.0", "api/2.0"] {
-            let api = router.group(RouterPath(prefix)).add(middleware: AuthMiddleware(store: store))
+            let api = router.group(RouterPath(prefix)).add(middleware: AuthMiddleware(store: store, limiter: limiter))
             UserRoutes(store: store).register(on: api)
             FolderRoutes(store: store).register(on: api)
             FileRoutes(store: store, signer: signer).register(on: api)
+            ItemWriteRoutes(store: store).register(on: api)
+            UploadRoutes(store: store).register(on: api)
+            CopyRoutes(store: store).register(on: api)
+            EventRoutes(store: store, settings: settings, channels: channels).register(api: api)
+            UploadSessionRoutes(store: store, settings: settings).register(on: api)
         }
         DownloadRoutes(store: store, signer: signer).register(on: router)
-        if configuration.controlAPI { ControlRoutes(store: store, log: log).register(on: router) }
+        EventRoutes(store: store, settings: settings, channels: channels).register(root: router)
+        TokenRoutes(store: store, settings: settings).register(on: router)
+        AuthorizeRoutes(store: store, settings: settings).register(on: router)
+        if configuration.controlAPI { ControlRoutes(store: store, log: log, settings: settings, faults: faults).register(on: router) }
 
+        if configuration.exitWithParent { watchParent() }
         let readyFile = configuration.readyFile
         let app = Application(
             router: router,
@@ -64,6 +91,15 @@ public enum BoxSimServer {
         serviceConfiguration.maximumGracefulShutdownDuration = .seconds(2)
         serviceConfiguration.maximumCancellationDuration = .seconds(2)
         try await ServiceGroup(configuration: serviceConfiguration).run()
+    }
+
+    /// Polls the parent pid once a second; when it changes (the parent died), sends ourselves SIGTERM.
+    static func watchParent() {
+        let parent = getppid()
+        Task.detached {
+            while getppid() == parent { try? await Task.sleep(nanoseconds: 1_000_000_000) }
+            kill(getpid(), SIGTERM)
+        }
     }
 
     /// Prints the base URL (one flushed line) and writes it atomically to the ready file.

@@ -19,6 +19,14 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("developer-token"), help: "A token valid for the admin user.") var developerToken: String?
     @Option(name: .customLong("ready-file"), help: "File that receives the base URL once listening.") var readyFile: String?
     @Flag(help: "Enable the /_control API.") var control = false
+    @Option(name: .customLong("token-lifetime"), help: "Access token lifetime in seconds.") var tokenLifetime: Int64 = 3600
+    @Flag(name: .customLong("auto-approve"), help: "The OAuth authorize page approves at once.") var autoApprove = false
+    @Flag(name: .customLong("exit-with-parent"), help: "Stop when the parent process exits.") var exitWithParent = false
+
+    @Option(name: .customLong("upload-session-lifetime"), help: "Chunked upload session lifetime in seconds.")
+    var uploadSessionLifetime: Int64 = 7 * 24 * 3600
+    @Option(name: .customLong("rate-limit"), help: "API calls allowed per user per minute (default: unlimited).")
+    var rateLimit: Int?
 
     func run() async throws {
         var configuration = BoxSimConfiguration(dataDirectory: URL(fileURLWithPath: data))
@@ -28,6 +36,11 @@ struct Serve: AsyncParsableCommand {
         configuration.developerToken = developerToken
         configuration.readyFile = readyFile.map { URL(fileURLWithPath: $0) }
         configuration.controlAPI = control
+        configuration.accessTokenLifetime = tokenLifetime
+        configuration.autoApprove = autoApprove
+        configuration.exitWithParent = exitWithParent
+        configuration.uploadSessionLifetime = uploadSessionLifetime
+        configuration.rateLimitPerMinute = rateLimit
         try await BoxSimServer.run(configuration)
     }
 }

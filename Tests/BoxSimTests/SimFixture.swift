@@ -62,3 +62,35 @@ struct SimFixture {
 }
 
 enum FixtureError: Error { case missing(String) }
+
+extension SimFixture {
+    /// POST a JSON body to the control API (or elsewhere) and return the JSON answer.
+    func postJSON(_ path: String, _ body: [String: Any], token: String? = nil, method: String = "POST") throws
+        -> CurlResult {
+        let data = try JSONSerialization.data(withJSONObject: body)
+        return try Curl.run(sim.baseURL + path, token: token, headers: ["Content-Type": "application/json"],
+                            method: method, extra: ["--data-binary", String(decoding: data, as: UTF8.self)])
+    }
+
+    /// POST an x-www-form-urlencoded body.
+    func postForm(_ path: String, _ fields: [String: String], headers: [String: String] = [:]) throws -> CurlResult {
+        let extra = fields.sorted { $0.key < $1.key }.flatMap { ["--data-urlencode", "\($0.key)=\($0.value)"] }
+        return try Curl.run(sim.baseURL + path, headers: headers, extra: extra)
+    }
+
+    /// Creates an app through the control API: (client_id, client_secret, service_account_id, enterprise_id).
+    func createApp(redirectURI: String? = nil, publicKeys: [[String: String]] = []) throws -> [String: String] {
+        var body: [String: Any] = ["name": "Test App", "public_keys": publicKeys]
+        if let redirectURI { body["redirect_uri"] = redirectURI }
+        let result = try postJSON("/_control/apps", body)
+        XCTAssertEqual(result.status, 201, result.text)
+        return try result.json().compactMapValues { $0 as? String }
+    }
+
+    /// Creates a managed user through the control API; returns its id.
+    func createUser(name: String = "Managed User", kind: String = "user") throws -> String {
+        let result = try postJSON("/_control/users", ["name": name, "kind": kind])
+        XCTAssertEqual(result.status, 201, result.text)
+        return try XCTUnwrap(try result.json()["id"] as? String)
+    }
+}

@@ -70,7 +70,7 @@ public final class BoxSimProcess: Sendable {
         let readyFile = work.appendingPathComponent("ready")
 
         var arguments = ["serve", "--data", data.path, "--port", "0", "--ready-file", readyFile.path,
-                         "--developer-token", developerToken]
+                         "--developer-token", developerToken, "--exit-with-parent"]
         if let seed { arguments += ["--seed", seed.path] }
         if control { arguments.append("--control") }
         let process = Process()

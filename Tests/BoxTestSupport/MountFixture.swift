@@ -54,6 +54,11 @@ public final class MountFixture: Sendable {
     ) throws -> MountFixture {
         let mountpoint = FileManager.default.temporaryDirectory.appendingPathComponent("boxfs-mnt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: mountpoint, withIntermediateDirectories: true)
+        // Each mount gets its own block cache unless the test chooses one, so no test sees another's blocks.
+        var options = options
+        if !options.contains(where: { $0.hasPrefix("cache_dir=") || $0 == "cache=off" }) {
+            options.append("cache_dir=\(mountpoint.path)-cache")
+        }
         let result = try runMount(
             source: source, mountpoint: mountpoint.path, options: ["endpoint=\(boxsim.baseURL)"] + options,
             token: boxsim.developerToken)
@@ -98,5 +103,6 @@ public final class MountFixture: Sendable {
         while !Self.daemonPIDs(for: path).isEmpty, Date() < deadline { usleep(20_000) }
         for pid in Self.daemonPIDs(for: path) { kill(pid, SIGKILL) }
         try? FileManager.default.removeItem(at: mountpoint)
+        try? FileManager.default.removeItem(atPath: path + "-cache")
     }
 }

@@ -71,6 +71,27 @@ import CurlHTTP
         }
     }
 
+    /// curl drops a caller's `Authorization` when a followed redirect leaves the original host and port,
+    /// and keeps it when the redirect stays there (as boxsim's download redirect does: follow that by hand).
+    @Test func followedRedirectSendsAuthorizationOnlyToTheSameHost() async throws {
+        try await withTestServer { origin in
+            try await withTestServer { other in
+                let client = HTTPClient()
+                func seenHeaders(redirectingTo location: String) async throws -> String {
+                    let request = HTTPRequest(url: origin.url("/redirect-to?location=\(location)"),
+                                              headers: ["Authorization": "Bearer abc"], followRedirects: true)
+                    let response = try await client.send(request)
+                    #expect(response.status == 200)
+                    return String(decoding: response.body, as: UTF8.self).lowercased()
+                }
+                let crossHost = try await seenHeaders(redirectingTo: other.url("/echo-headers"))
+                let sameHost = try await seenHeaders(redirectingTo: origin.url("/echo-headers"))
+                #expect(!crossHost.contains("authorization"))
+                #expect(sameHost.contains("authorization: bearer abc"))
+            }
+        }
+    }
+
     @Test func sequentialRequestsReuseTheConnection() async throws {
         try await withTestServer { server in
             let client = HTTPClient()

@@ -36,6 +36,33 @@ import CurlHTTP
         }
     }
 
+    /// Cancellations racing with submission, transfer and completion: every request ends exactly once, either
+    /// with its full body or with CancellationError, and the driver keeps working.
+    @Test func cancellationRacesEndEveryRequestExactlyOnce() async throws {
+        try await withTestServer { server in
+            let client = HTTPClient()
+            let outcomes = await withTaskGroup(of: String.self) { group in
+                for index in 0..<60 {
+                    let task = Task { try await client.send(HTTPRequest(url: server.url(index % 3 == 0 ? "/dribble" : "/hello"))) }
+                    group.addTask {
+                        try? await Task.sleep(for: .microseconds(index * 500))
+                        task.cancel()
+                        switch await task.result {
+                        case .success(let response): return response.body == Data("hello, world".utf8) ? "ok" : "bad body"
+                        case .failure(let error): return error is CancellationError ? "cancelled" : "error \(error)"
+                        }
+                    }
+                }
+                return await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(outcomes.count == 60)
+            #expect(outcomes.contains("cancelled"))  // every /dribble request is still running when cancelled
+            #expect(outcomes.allSatisfy { $0 == "ok" || $0 == "cancelled" }, "\(outcomes)")
+            let after = try await client.send(HTTPRequest(url: server.url("/hello")))
+            #expect(after.status == 200)
+        }
+    }
+
     @Test func connectionCutMidBodyIsTransient() async throws {
         try await withTestServer { server in
             let start = clock.now
@@ -43,7 +70,8 @@ import CurlHTTP
                 _ = try await HTTPClient().send(HTTPRequest(url: server.url("/cut")))
             } throws: { error in
                 guard let error = error as? HTTPError else { return false }
-                return error.kind == .transport && error.isTransient
+                // 18 = CURLE_PARTIAL_FILE: fewer body bytes than Content-Length promised.
+                return error.kind == .transport && error.isTransient && error.curlCode == 18
             }
             #expect(clock.now - start < .seconds(10))
         }

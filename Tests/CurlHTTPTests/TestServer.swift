@@ -101,6 +101,10 @@ enum TestRoutes {
         router.get("/redirect") { _, _ in
             Response(status: .found, headers: [.location: "/hello"], body: .init(byteBuffer: ByteBuffer(string: "moved")))
         }
+        router.get("/redirect-to") { request, _ in
+            let location = request.uri.queryParameters.get("location") ?? "/"
+            return Response(status: .found, headers: [.location: location])
+        }
         router.get("/echo-headers") { request, _ in
             let lines = request.headers.map { "\($0.name.canonicalName): \($0.value)" }.joined(separator: "\n")
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: lines)))

@@ -1,9 +1,11 @@
+import HTTPTypes
 import Hummingbird
 
 /// Checks `Authorization: Bearer <token>` and puts the user into the context; 401 as Box answers otherwise.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = BoxContext
     let store: Store
+    let limiter: RateLimiter
 
     func handle(_ request: Request, context: BoxContext,
                 next: (Request, BoxContext) async throws -> Response) async throws -> Response {
@@ -14,9 +16,23 @@ struct AuthMiddleware: RouterMiddleware {
         guard !token.isEmpty, let (user, record) = try await store.authenticate(token: token, now: Timestamp.now())
         else { throw BoxError.unauthorized() }
         var context = context
-        context.user = user
+        context.user = try await actingUser(authenticated: user, asUser: request.headers[Self.asUser])
         context.token = record
-        context.state.userID = user.id
+        context.state.userID = context.user?.id
+        try limiter.check(userID: user.id!)
         return try await next(request, context)
+    }
+
+    static let asUser = HTTPField.Name("as-user")!
+
+    /// Honours `As-User` only for admins and service accounts acting for an active user of the enterprise
+    /// (not a service account); otherwise 403 as Box answers.
+    private func actingUser(authenticated user: UserRecord, asUser: String?) async throws -> UserRecord {
+        guard let asUser = asUser?.trimmingCharacters(in: .whitespaces) else { return user }
+        guard ["admin", "service_account"].contains(user.kind), let targetID = Int64(asUser),
+              let target = try await store.user(id: targetID), target.enterpriseID == user.enterpriseID,
+              target.kind != "service_account", target.status == "active"
+        else { throw BoxError.insufficientScope() }
+        return target
     }
 }

@@ -51,6 +51,15 @@ struct BoxError: Error {
                         emptyBody: true)
     }
 
+    /// 403 with an empty body, as Box answers scope and As-User failures.
+    static func insufficientScope() -> BoxError {
+        var headers = HTTPFields()
+        headers[.wwwAuthenticate] = "Bearer realm=\"Service\", error=\"insufficient_scope\", "
+            + "error_description=\"The request requires higher privileges than provided by the access token.\""
+        return BoxError(status: .forbidden, code: "insufficient_scope", message: "Forbidden", headers: headers,
+                        emptyBody: true)
+    }
+
     static func internalError() -> BoxError {
         BoxError(status: .internalServerError, code: "internal_server_error", message: "Internal Server Error")
     }

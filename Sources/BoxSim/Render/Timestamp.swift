@@ -16,4 +16,12 @@ enum Timestamp {
     static func json(_ seconds: Int64?) -> JSONValue {
         seconds.map { .string(rfc3339($0)) } ?? .null
     }
+
+    /// Parses an RFC 3339 time as clients send it (`2024-01-02T03:04:05Z`, `...+01:00`, fractional seconds).
+    static func parse(_ text: String) -> Int64? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return Int64(date.timeIntervalSince1970) }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text).map { Int64($0.timeIntervalSince1970) }
+    }
 }

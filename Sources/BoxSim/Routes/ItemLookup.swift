@@ -12,6 +12,32 @@ struct ItemLookup: Sendable {
         return id
     }
 
+    /// The folder `{id}` for the request's user and token (downscoped tokens: only their item and below,
+    /// and only with one of `scopes` when given).
+    func folder(_ idText: String?, context: BoxContext, scopes: Set<String>? = nil) async throws -> ItemRecord {
+        let item = try await folder(idText, for: context.requireUser())
+        try await checkToken(context.token, item: item, scopes: scopes)
+        return item
+    }
+
+    func file(_ idText: String?, context: BoxContext, scopes: Set<String>? = nil) async throws -> ItemRecord {
+        let item = try await file(idText, for: context.requireUser())
+        try await checkToken(context.token, item: item, scopes: scopes)
+        return item
+    }
+
+    /// Enforces a downscoped token's item restriction and scopes (403 insufficient_scope).
+    func checkToken(_ token: TokenRecord?, item: ItemRecord, scopes: Set<String>?) async throws {
+        guard let token else { return }
+        if let limit = token.restrictedItemID, try await !store.isDescendant(item.id!, of: limit) {
+            throw BoxError.insufficientScope()
+        }
+        if let scopes, let held = token.scopes {
+            let heldSet = Set(held.split(separator: " ").map(String.init))
+            if heldSet.isDisjoint(with: scopes.union(["root_readwrite"])) { throw BoxError.insufficientScope() }
+        }
+    }
+
     /// The folder `{id}` ("0" is the user's root), visible to `user`; 404 otherwise.
     func folder(_ idText: String?, for user: UserRecord) async throws -> ItemRecord {
         let id = try Self.parseID(idText)

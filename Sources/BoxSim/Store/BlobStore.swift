@@ -56,6 +56,7 @@ final class BlobWriter {
     private let descriptor: Int32
     private var hasher = Insecure.SHA1()
     private(set) var size: Int64 = 0
+    private var closed = false
 
     init(store: BlobStore) throws {
         self.store = store
@@ -80,17 +81,38 @@ final class BlobWriter {
 
     /// Finishes the blob; returns its SHA-1 (hex) and size.
     func commit() throws -> (sha1: String, size: Int64) {
-        close(descriptor)
-        let sha1 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-        let target = store.path(forSHA1: sha1)
-        let folder = (target as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        if rename(temporaryPath, target) != 0 { throw BlobStoreError.io(target, errno) }
+        let sha1 = finish()
+        try install(sha1: sha1)
         return (sha1, size)
     }
 
+    /// Closes the temporary file and returns the SHA-1 (hex) of what was written (the file stays until
+    /// `install`, `move(to:)` or `discard`).
+    func finish() -> String {
+        if !closed {
+            close(descriptor)
+            closed = true
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Moves the finished file to its content address.
+    func install(sha1: String) throws {
+        try move(to: store.path(forSHA1: sha1))
+    }
+
+    /// Moves the finished file to `target` (e.g. an upload-session part), creating its folder.
+    func move(to target: String) throws {
+        let folder = (target as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        if rename(temporaryPath, target) != 0 { throw BlobStoreError.io(target, errno) }
+    }
+
     func discard() {
-        close(descriptor)
+        if !closed {
+            close(descriptor)
+            closed = true
+        }
         unlink(temporaryPath)
     }
 }

@@ -51,6 +51,23 @@ enum Schema {
                 ALTER TABLE token ADD COLUMN family TEXT;
                 """)
         }
+        migrator.registerMigration("v3-uploads-events") { db in
+            try db.execute(sql: """
+                CREATE TABLE upload_session (
+                    id TEXT PRIMARY KEY, user_id INTEGER NOT NULL, folder_id INTEGER, file_id INTEGER,
+                    file_name TEXT NOT NULL, file_size INTEGER NOT NULL, part_size INTEGER NOT NULL,
+                    total_parts INTEGER NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+                    commit_calls INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE upload_part (
+                    session_id TEXT NOT NULL, part_offset INTEGER NOT NULL, part_id TEXT NOT NULL,
+                    size INTEGER NOT NULL, sha1 TEXT NOT NULL, PRIMARY KEY (session_id, part_offset));
+                -- The user event stream; the row id is the stream position.
+                CREATE TABLE event (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL, user_id INTEGER NOT NULL,
+                    event_type TEXT NOT NULL, item_id INTEGER, created_at INTEGER NOT NULL);
+                CREATE INDEX event_user ON event(user_id, id);
+                """)
+        }
         return migrator
     }
 }

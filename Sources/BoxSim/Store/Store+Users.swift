@@ -21,12 +21,14 @@ extension Store {
         try await database.write { db in try Self.createUser(db, name: name, login: login, kind: kind) }
     }
 
-    /// Changes a user's status (active, inactive, ...) or storage quota.
-    func updateUser(id: Int64, status: String?, spaceAmount: Int64?) async throws -> UserRecord? {
+    /// Changes a user's status (active, inactive, ...), storage quota or maximum file size.
+    func updateUser(id: Int64, status: String?, spaceAmount: Int64?, maxUploadSize: Int64? = nil) async throws
+        -> UserRecord? {
         try await database.write { db in
             guard var user = try UserRecord.fetchOne(db, key: id) else { return nil }
             if let status { user.status = status }
             if let spaceAmount { user.spaceAmount = spaceAmount }
+            if let maxUploadSize { user.maxUploadSize = maxUploadSize }
             user.modifiedAt = Timestamp.now()
             try user.update(db)
             return user
@@ -85,6 +87,14 @@ extension Store {
             try Int64.fetchOne(db, sql: """
                 SELECT COALESCE(SUM(size), 0) FROM item WHERE owner_id = ? AND type = 'file' AND item_status = 'active'
                 """, arguments: [userID]) ?? 0
+        }
+    }
+}
+
+extension Store {
+    func user(login: String) async throws -> UserRecord? {
+        try await database.read { db in
+            try UserRecord.filter(sql: "lower(login) = lower(?)", arguments: [login]).fetchOne(db)
         }
     }
 }

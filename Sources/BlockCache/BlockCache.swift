@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A sparse on-disk store of fixed-size blocks of Box files, keyed by (file id, version), so a
+/// changed file can never serve stale bytes. No network here: the read path fills and reads it.
+///
+/// On disk (see `CacheLayout`): `<directory>/boxfs-layout-1/blocks/<xx>/<file>~<version>~<block>`,
+/// one file per block, a `BlockHeader` (magic, layout version, key, block index, length, SHA-256 over
+/// header and data) followed by the data. Any subset of a file's blocks may be present. A block whose
+/// header, length or checksum does not match what was asked is a miss and is deleted. Blocks are
+/// written to `tmp/` and renamed into place, so a crash leaves either nothing or a whole block
+/// (and the checksum catches the rest, e.g. a torn write after a power loss).
+///
+/// Why plain files and no SQLite index: every fact the index needs (key, size, last use) is in a
+/// block file's name, size and mtime, so start-up is one readdir per fan-out folder plus one
+/// fstatat per block (tens of thousands of blocks in well under a second), and nothing can get out
+/// of step with the files themselves. Reads set the file's mtime, so the LRU order survives restarts.
+///
+/// Size: `usedBytes` counts whole block files (header + data); with blocks being written it never
+/// exceeds `capacity`; least recently read or written blocks are evicted first.
+///
+/// Concurrency: all state sits in one `Mutex` (no other lock exists, so no lock order). Data is
+/// read, hashed and written outside it; under it happen only the index updates and the short
+/// metadata calls that must agree with them (rename into place, unlink). The API is synchronous
+/// because each call is a few small system calls (a 1 MiB pread/pwrite to the page cache).
+///
+/// Errors: `init` throws when the directory is unusable; after that nothing throws: failed writes
+/// are dropped with a warning and failed reads are misses.
+public final class BlockCache: Sendable {
+    public static let layoutVersion = 1
+    public static let defaultBlockSize = 1 << 20
+
+    public let blockSize: Int
+    public let capacity: Int64
+    let layout: CacheLayout
+    let state: Mutex<CacheIndex>
+    private let lockDescriptor: Int32
+    private let tempCounter = Atomic<UInt64>(0)
+    let logger: Logger
+
+    /// Opens (creating it with mode 0700 if needed) the cache in `directory`, deleting data of other
+    /// layout versions or block sizes, and evicting down to `capacity` if it shrank.
+    public init(directory: URL, capacity: Int64, blockSize: Int = defaultBlockSize,
+                logger: Logger = Logger(label: "boxfs.blockcache")) throws {
+        guard blockSize > 0, blockSize <= Int(UInt32.max) else {
+            throw BlockCacheError.invalidConfiguration("block size \(blockSize)")
+        }
+        guard capacity >= 0 else { throw BlockCacheError.invalidConfiguration("capacity \(capacity)") }
+        self.blockSize = blockSize
+        self.capacity = capacity
+        self.logger = logger
+        layout = CacheLayout(directory: directory, blockSize: blockSize)
+        lockDescriptor = try layout.lock()
+        var index = CacheIndex(capacity: capacity)
+        do {
+            try layout.prepare()
+            for block in layout.scan().sorted(by: { $0.lastUsed < $1.lastUsed }) {
+                index.insert(block.key, size: block.size)
+            }
+        } catch {
+            Posix.closeFile(lockDescriptor)
+            throw error
+        }
+        let evicted = index.evictToCapacity()
+        state = Mutex(index)
+        evicted.forEach(deleteFile)
+    }
+
+    deinit {
+        Posix.closeFile(lockDescriptor)
+    }
+
+    /// Bytes of block files (headers included) currently in the cache.
+    public var usedBytes: Int64 { state.withLock { $0.usedBytes } }
+
+    /// Number of blocks currently in the cache.
+    public var blockCount: Int { state.withLock { $0.count } }
+
+    /// Whether the block is present (its contents are only verified by `read`).
+    public func has(fileID: String, version: String, block: Int) -> Bool {
+        guard let key = BlockKey(fileID: fileID, version: version, block: block) else { return false }
+        return state.withLock { $0.entry(key) != nil }
+    }
+
+    /// The block's bytes, or nil on a miss. A block that fails verification is deleted.
+    public func read(fileID: String, version: String, block: Int) -> Data? {
+        guard let key = BlockKey(fileID: fileID, version: version, block: block),
+              let entry = state.withLock({ $0.touch(key) }) else { return nil }
+        do {
+            return try BlockFile.read(path: layout.blockPath(key), fileID: fileID, version: version, block: block,
+                                      expectedSize: entry.size)
+        } catch {
+            logger.warning("block cache miss on a bad block, deleting it", metadata: ["error": "\(error)"])
+            state.withLock { index in
+                if index.remove(key, generation: entry.generation) { deleteFile(key) }
+            }
+            return nil
+        }
+    }
+
+    /// Removes every cached block of a file, all versions.
+    public func remove(fileID: String) {
+        guard let file = BlockKey.escape(fileID) else { return }
+        state.withLock { index in index.removeFile(file).forEach(deleteFile) }
+    }
+
+    /// Deletes a block file; a failure is logged and otherwise ignored (the index no longer has it).
+    func deleteFile(_ key: BlockKey) {
+        let path = layout.blockPath(key)
+        do {
+            try Posix.unlinkFile(path)
+        } catch {
+            logger.warning("block cache could not delete a block", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Keys from least to most recently used (tests).
+    var keysOldestFirst: [BlockKey] { state.withLock { $0.keysOldestFirst } }
+
+    func nextTempPath() -> String {
+        layout.tempPath(tempCounter.wrappingAdd(1, ordering: .relaxed).newValue)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Paths inside the cache directory, and the start-up steps that make them usable:
+///
+/// ```
+/// <directory>/                         0700, may be shared with unrelated files: only the names
+///   boxfs-cache.lock                   below are ever touched. flock()ed while a cache is open.
+///   boxfs-layout-1/                    everything of layout version 1; any other
+///     LAYOUT                           "boxfs-layout-*" folder is deleted at start.
+///     tmp/<n>                          blocks being written; emptied at start.
+///     blocks/<xx>/<file>~<version>~<block>   one file per block (BlockHeader + data),
+/// ```
+/// `LAYOUT` holds the layout version and the block size; when it is missing or differs (another
+/// block size), the whole layout folder is rebuilt empty.
+struct CacheLayout: Sendable {
+    static let layoutPrefix = "boxfs-layout-"
+    static let lockName = "boxfs-cache.lock"
+
+    let root: String
+    let layoutDirectory: String
+    let blockSize: Int
+
+    init(directory: URL, blockSize: Int) {
+        root = directory.standardizedFileURL.path
+        layoutDirectory = root + "/" + Self.layoutPrefix + String(BlockCache.layoutVersion)
+        self.blockSize = blockSize
+    }
+
+    var lockPath: String { root + "/" + Self.lockName }
+    var markerPath: String { layoutDirectory + "/LAYOUT" }
+    var tempDirectory: String { layoutDirectory + "/tmp" }
+    var blocksDirectory: String { layoutDirectory + "/blocks" }
+    var marker: String { "boxfs block cache\nlayout \(BlockCache.layoutVersion)\nblock-size \(blockSize)\n" }
+
+    func blockPath(_ key: BlockKey) -> String { blocksDirectory + "/" + key.fanOut + "/" + key.fileName }
+    func tempPath(_ number: UInt64) -> String { tempDirectory + "/" + String(number) }
+
+    /// Creates the root (0700) and takes the lock; returns the lock's file descriptor, held for the
+    /// cache's lifetime so two caches never share one directory.
+    func lock() throws -> Int32 {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let fd = try Posix.openFile(lockPath, O_RDWR | O_CREAT)
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            Posix.closeFile(fd)
+            throw BlockCacheError.directoryInUse(path: root)
+        }
+        return fd
+    }
+
+    /// Deletes other layout versions and a layout folder made for another block size, then
+    /// creates what is missing and empties `tmp`. Call with the lock held.
+    func prepare() throws {
+        let fileManager = FileManager.default
+        for name in try fileManager.contentsOfDirectory(atPath: root) where name.hasPrefix(Self.layoutPrefix) {
+            let path = root + "/" + name
+            if path != layoutDirectory { try fileManager.removeItem(atPath: path) }
+        }
+        let currentMarker = try? String(contentsOfFile: markerPath, encoding: .utf8)
+        if currentMarker != marker, fileManager.fileExists(atPath: layoutDirectory) {
+            try fileManager.removeItem(atPath: layoutDirectory)
+        }
+        try Posix.makeDirectory(layoutDirectory)
+        try Posix.makeDirectory(blocksDirectory)
+        if fileManager.fileExists(atPath: tempDirectory) { try fileManager.removeItem(atPath: tempDirectory) }
+        try Posix.makeDirectory(tempDirectory)
+        for byte in 0..<256 {
+            try Posix.makeDirectory(blocksDirectory + "/" + String(format: "%02x", byte))
+        }
+        if currentMarker != marker {
+            let temp = tempPath(0)
+            try Data(marker.utf8).write(to: URL(fileURLWithPath: temp))
+            try Posix.renameFile(temp, markerPath)
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import BoxAuth
+import CurlHTTP
+import Foundation
+import Logging
+
+/// The account a mount (or `boxfs logout`) uses, and how its tokens are obtained.
+struct Account: Sendable {
+    var tokens: any AccessTokenProvider
+    /// The authenticator behind `tokens`, when there is one (revoke, token exchange).
+    var authenticator: Authenticator?
+    /// The server base from the profile (an `-o endpoint=` option wins over it).
+    var endpoint: String?
+    var asUser: String?
+    /// For messages: `profile 'work' (oauth)` or `developer token`.
+    var label: String
+}
+
+/// Picks the token source of a mount, in this order:
+/// 1. `-o token_file=PATH` (a developer token, as before profiles existed);
+/// 2. `-o profile=NAME`;
+/// 3. `$BOX_DEVELOPER_TOKEN`;
+/// 4. the default profile (`$BOXFS_PROFILE`, else `default`) if it exists.
+enum AccountResolver {
+    static func resolve(
+        options: MountOptions, http: HTTPClient, logger: Logger,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Account {
+        let directory = ConfigDirectory.current(environment)
+        if options.tokenFile != nil {
+            return Account(tokens: StaticTokenProvider(token: try TokenLoader.load(options: options)), label: "token file")
+        }
+        if let name = options.profile {
+            guard let profile = try Profile.load(name, from: directory) else {
+                throw StartupError(
+                    description: "no profile '\(name)' in \(directory.path)/profiles: run `boxfs login --profile \(name)` "
+                        + "or `boxfs profile add \(name) ...`")
+            }
+            return try account(for: profile, options: options, directory: directory, http: http, logger: logger)
+        }
+        if let token = environment[TokenLoader.environmentKey]?.trimmingCharacters(in: .whitespacesAndNewlines),
+            !token.isEmpty
+        {
+            return Account(tokens: StaticTokenProvider(token: token), label: "developer token")
+        }
+        let name = ConfigDirectory.defaultProfileName(environment)
+        if let profile = try Profile.load(name, from: directory) {
+            return try account(for: profile, options: options, directory: directory, http: http, logger: logger)
+        }
+        throw StartupError(
+            description: "no access token: set \(TokenLoader.environmentKey), use -o token_file=PATH, "
+                + "or sign in once with `boxfs login`")
+    }
+
+    static func account(
+        for profile: Profile, options: MountOptions, directory: ConfigDirectory, http: HTTPClient, logger: Logger
+    ) throws -> Account {
+        let endpoint = options.endpoint ?? profile.endpoint
+        let authenticator = try authenticator(
+            for: profile, endpoint: endpoint, storeKind: options.tokenStore, directory: directory, http: http,
+            logger: logger)
+        return Account(
+            tokens: authenticator, authenticator: authenticator, endpoint: profile.endpoint, asUser: profile.asUser,
+            label: "profile '\(profile.name)' (\(profile.auth.rawValue))")
+    }
+
+    static func authenticator(
+        for profile: Profile, endpoint: String?, storeKind: String?, directory: ConfigDirectory, http: HTTPClient,
+        logger: Logger
+    ) throws -> Authenticator {
+        let tokenEndpoint = TokenEndpoint(apiBase: endpoint ?? "https://api.box.com", http: http)
+        let storeName = storeKind ?? profile.tokenStore ?? "file"
+        let store: any TokenStore
+        switch storeName {
+        case "file": store = FileTokenStore(path: directory.tokenPath(profile.name))
+        case "memory": store = MemoryTokenStore()
+        default: throw StartupError(description: "unknown token store '\(storeName)' (file or memory)")
+        }
+        switch profile.auth {
+        case .oauth:
+            guard storeName == "file" else {
+                throw StartupError(description: "an OAuth2 profile needs token_store=file (its refresh token is single-use)")
+            }
+            let source = OAuth2Source(
+                endpoint: tokenEndpoint, clientID: try profile.require(profile.clientID, "client_id"),
+                clientSecret: try profile.require(profile.clientSecret, "client_secret"))
+            return Authenticator(source: source, store: store, logger: logger)
+        case .ccg:
+            guard let subject = try subject(profile) else {
+                throw StartupError(description: "profile '\(profile.name)' needs subject_type and subject_id")
+            }
+            let source = ClientCredentialsSource(
+                endpoint: tokenEndpoint, clientID: try profile.require(profile.clientID, "client_id"),
+                clientSecret: try profile.require(profile.clientSecret, "client_secret"), subject: subject)
+            return Authenticator(source: source, store: store, logger: logger)
+        case .jwt:
+            let config = try BoxAppConfig(contentsOf: try profile.require(profile.jwtConfig, "jwt_config"))
+            let source = try JWTSource(endpoint: tokenEndpoint, config: config, subject: try subject(profile))
+            return Authenticator(source: source, store: store, logger: logger)
+        case .delegated:
+            let source = DelegatedCommandSource(
+                command: try profile.require(profile.command, "command"),
+                uniqueID: try profile.require(profile.uniqueID, "unique_id"))
+            let initial = try profile.tokenFile.map { TokenInfo(accessToken: try readToken($0), expiresAt: nil) }
+            return Authenticator(source: source, store: nil, initial: initial, logger: logger)
+        case .developer:
+            let path = try profile.require(profile.tokenFile, "token_file")
+            return Authenticator.fixed(try readToken(path))
+        }
+    }
+
+    private static func subject(_ profile: Profile) throws -> ClientCredentialsSource.Subject? {
+        guard let type = profile.subjectType else { return nil }
+        let id = try profile.require(profile.subjectID, "subject_id")
+        switch type {
+        case "enterprise": return .enterprise(id)
+        case "user": return .user(id)
+        default: throw StartupError(description: "profile '\(profile.name)': subject_type is enterprise or user")
+        }
+    }
+
+    private static func readToken(_ path: String) throws -> String {
+        var options = MountOptions()
+        options.tokenFile = path
+        return try TokenLoader.load(options: options)
+    }
+}

@@ -1,0 +1,39 @@
+import BoxAPI
+import BoxAuth
+import CurlHTTP
+import Logging
+
+/// The auth steps of a mount's start-up that can fail with a clear line: the account check (with
+/// As-User) and the token exchange of a downscoped mount.
+enum AuthStartup {
+    /// `GET /users/me`; a refused `As-User` (403) becomes a message that says so.
+    static func checkUser(_ probe: BoxClient, asUser: String?) async throws -> BoxUser {
+        do {
+            return try await probe.currentUser()
+        } catch let error as BoxAPIError where error.kind == .forbidden && asUser != nil {
+            throw StartupError(
+                description: "Box refused to act as user \(asUser ?? "") (403 \(error.authError ?? error.code ?? "forbidden")): "
+                    + "As-User needs an admin or a service account allowed to act as users, and an active user "
+                    + "of the same enterprise")
+        }
+    }
+
+    /// A copy of `client` whose token is exchanged for one limited to `scopes` (and to the mounted
+    /// folder, unless acting as another user, whose folder the parent token does not own).
+    static func downscoped(
+        _ client: BoxClient, scopes: [String], root: BoxItem, parent: any AccessTokenProvider, http: HTTPClient,
+        asUser: String?, logger: Logger
+    ) async throws -> BoxClient {
+        let resource = asUser == nil ? client.endpoints.apiBase + "/2.0/folders/" + root.id : nil
+        let source = TokenExchangeSource(
+            endpoint: TokenEndpoint(apiBase: client.endpoints.apiBase, http: http), parent: parent, scopes: scopes,
+            resource: resource)
+        let exchanged = Authenticator(source: source, logger: logger)
+        _ = try await exchanged.accessToken()  // a refused exchange fails the mount now
+        logger.info("using a downscoped token (\(scopes.joined(separator: " ")))")
+        var copy = BoxClient(
+            endpoints: client.endpoints, http: http, tokens: exchanged, retryPolicy: client.retryPolicy, logger: logger)
+        if let asUser { copy = copy.asUser(asUser) }
+        return copy
+    }
+}

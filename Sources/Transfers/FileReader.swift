@@ -1,0 +1,63 @@
+import BlockCache
+import Foundation
+import Logging
+import Synchronization
+
+/// Reads one open file: plans read-ahead per handle, assembles reads from the shared block store,
+/// and checks a whole read against Box's SHA-1.
+public final class FileReader: Sendable {
+    public let file: RemoteFile
+    private let store: BlockStore
+    private let logger: Logger
+    private let planner: Mutex<ReadAheadPlanner>
+    private let verifier: Mutex<WholeFileVerifier>
+
+    public init(file: RemoteFile, store: BlockStore, logger: Logger) {
+        self.file = file
+        self.store = store
+        self.logger = logger
+        let configuration = ReadAheadPlanner.Configuration(blockSize: store.blockSize)
+        self.planner = Mutex(ReadAheadPlanner(fileSize: file.size, configuration: configuration))
+        self.verifier = Mutex(WholeFileVerifier(size: file.size, expected: file.sha1))
+    }
+
+    /// Up to `length` bytes at `offset`; fewer only at the end of the file.
+    public func read(offset: Int64, length: Int) async throws -> Data {
+        let end = min(offset + Int64(length), file.size)
+        guard offset >= 0, offset < end else { return Data() }
+        let plan = planner.withLock { $0.plan(offset: offset, length: length) }
+        for range in plan.fetches { store.prefetch(range, of: file) }
+
+        let blockSize = store.blockSize
+        let first = offset / blockSize, last = (end - 1) / blockSize
+        if first == last {
+            // The common case (reads of up to 1 MiB, block-aligned by the kernel): a slice, no copy.
+            let block = try await store.block(first, of: file)
+            let from = Int(offset - first * blockSize), to = Int(end - first * blockSize)
+            guard to <= block.count else { throw TransferError.shortRead(expectedAt: offset) }
+            let result = block[block.startIndex + from..<block.startIndex + to]
+            try verify(result, at: offset)
+            return result
+        }
+        var result = Data(capacity: Int(end - offset))
+        for index in first...last {
+            let block = try await store.block(index, of: file)
+            let blockStart = index * blockSize
+            let from = Int(max(offset, blockStart) - blockStart)
+            let to = Int(min(end, blockStart + Int64(block.count)) - blockStart)
+            guard from < to else { throw TransferError.shortRead(expectedAt: max(offset, blockStart)) }
+            result.append(block[block.startIndex + from..<block.startIndex + to])
+        }
+        try verify(result, at: offset)
+        return result
+    }
+
+    private func verify(_ data: Data, at offset: Int64) throws {
+        let outcome = verifier.withLock { $0.record(data, at: offset) }
+        guard case .mismatched(let actual) = outcome else { return }
+        let error = TransferError.checksumMismatch(fileID: file.id, expected: file.sha1 ?? "", actual: actual)
+        logger.error("\(error)")
+        store.drop(fileID: file.id)
+        throw error
+    }
+}

@@ -1,0 +1,50 @@
+import GRDB
+
+/// The journal's SQLite schema as GRDB migrations (append new ones; never edit a shipped one).
+///
+/// `upload`: one row per dirty file. Target columns: `file_id` NULL means a new file `name` in
+/// `parent_id`; otherwise a new version of `file_id`, based on `base_etag` / `base_sha1`.
+/// `session_*`: the chunked session being filled (endpoints kept so it can be resumed after a
+/// restart without asking Box for them). `upload_part`: parts Box acknowledged, by offset.
+/// Times are Unix seconds (REAL).
+enum JournalSchema {
+    static func migrator() -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE upload (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        staging_path TEXT NOT NULL,
+                        parent_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        file_id TEXT,
+                        base_etag TEXT,
+                        base_sha1 TEXT,
+                        content_modified_at REAL,
+                        generation INTEGER NOT NULL DEFAULT 1,
+                        session_id TEXT,
+                        session_part_size INTEGER,
+                        session_total_parts INTEGER,
+                        session_expires_at REAL,
+                        session_endpoints TEXT,
+                        session_generation INTEGER,
+                        session_file_size INTEGER,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        last_error TEXT,
+                        created_at REAL NOT NULL,
+                        updated_at REAL NOT NULL);
+                    CREATE INDEX upload_staging ON upload(staging_path);
+                    CREATE TABLE upload_part (
+                        upload_id INTEGER NOT NULL REFERENCES upload(id) ON DELETE CASCADE,
+                        session_id TEXT NOT NULL,
+                        offset INTEGER NOT NULL,
+                        part_id TEXT NOT NULL,
+                        size INTEGER NOT NULL,
+                        sha1 TEXT,
+                        PRIMARY KEY (upload_id, offset));
+                    """)
+        }
+        return migrator
+    }
+}

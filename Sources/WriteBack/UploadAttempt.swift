@@ -1,0 +1,99 @@
+import BoxAPI
+import Foundation
+import Logging
+
+/// One try at sending an entry's current content to its target, simple or chunked. Turns Box's
+/// answers into an outcome for the lifecycle, recognising its own earlier success: after a lost
+/// answer, a repeat meets 409 (new file) or 412 (new version) caused by the first attempt, and
+/// Box's SHA-1 of the item then equals the local one: that counts as uploaded, not as a conflict.
+struct UploadAttempt: Sendable {
+    enum Outcome: Sendable {
+        case uploaded(BoxItem)
+        case failed(UploadFailure)
+        /// The entry left the journal meanwhile (the file was deleted locally).
+        case vanished
+    }
+
+    let client: BoxClient
+    let journal: UploadJournal
+    let configuration: UploaderConfiguration
+    let progress: ProgressBoard
+    let logger: Logger
+
+    func run(entryID: Int64, target: UploadTarget, generation: Int64) async -> Outcome {
+        do {
+            guard let entry = try journal.entry(id: entryID) else { return .vanished }
+            let size = try localSize(entry.stagingPath)
+            let digest = try FileDigest.sha1(path: entry.stagingPath, length: size)
+            progress.set(entryID, done: 0, total: size)
+            do {
+                let item: BoxItem
+                if size >= configuration.chunkedThreshold {
+                    let chunked = ChunkedUpload(
+                        client: client, journal: journal, partsInFlight: configuration.partsInFlight,
+                        progress: progress, logger: logger)
+                    item = try await chunked.run(
+                        entry: entry, target: target, generation: generation, size: size, digest: digest)
+                } else {
+                    item = try await simple(entry: entry, target: target, digest: digest)
+                }
+                progress.set(entryID, done: size, total: size)
+                return .uploaded(item)
+            } catch let error as BoxAPIError {
+                return await resolve(error, target: target, digest: digest)
+            }
+        } catch is CancellationError {
+            return .failed(.transient(retryAfter: nil, message: "cancelled"))
+        } catch let error as BoxAPIError {
+            return .failed(.other(error.description))
+        } catch {
+            return .failed(.other(String(describing: error)))
+        }
+    }
+
+    private func simple(entry: UploadEntry, target: UploadTarget, digest: FileDigest.Digest) async throws -> BoxItem {
+        switch target {
+        case .newFile(let parentID, let name):
+            return try await client.uploadFile(
+                path: entry.stagingPath, name: name, parentID: parentID, contentModifiedAt: entry.contentModifiedAt,
+                sha1: digest)
+        case .newVersion(let fileID, _, _, let etag, _):
+            return try await client.uploadVersion(
+                fileID: fileID, path: entry.stagingPath, ifMatch: etag, contentModifiedAt: entry.contentModifiedAt,
+                sha1: digest)
+        }
+    }
+
+    /// 409/412 that our own earlier attempt caused are successes; everything else is classified.
+    private func resolve(_ error: BoxAPIError, target: UploadTarget, digest: FileDigest.Digest) async -> Outcome {
+        if error.isNameInUse, target.fileID == nil,
+            let mine = error.conflicts.first(where: { $0.kind == .file && $0.sha1 == digest.hex })
+        {
+            logger.info("an earlier attempt already stored this file", metadata: ["file": "\(mine.id)"])
+            return .uploaded((try? await client.file(id: mine.id)) ?? mine)
+        }
+        if error.isPreconditionFailed, let fileID = target.fileID {
+            do {
+                let current = try await client.file(id: fileID)
+                if current.sha1 == digest.hex {
+                    logger.info("Box already has this content", metadata: ["file": "\(fileID)"])
+                    return .uploaded(current)
+                }
+            } catch let lookup as BoxAPIError where lookup.kind == .notFound {
+                return .failed(.targetGone)
+            } catch let lookup as BoxAPIError where lookup.isTransient {
+                return .failed(.transient(retryAfter: lookup.retryAfter, message: lookup.description))
+            } catch {}
+        }
+        return .failed(UploadFailure.classify(error, forVersion: target.fileID != nil))
+    }
+
+    private func localSize(_ path: String) throws -> Int64 {
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        } catch {
+            throw WriteBackError("the staging file \(path) cannot be read: \(error.localizedDescription)")
+        }
+    }
+}

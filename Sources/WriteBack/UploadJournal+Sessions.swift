@@ -1,0 +1,84 @@
+import BoxAPI
+import Foundation
+import GRDB
+
+extension UploadJournal {
+    /// Remembers the chunked session being filled with the content of `generation` (`fileSize` bytes),
+    /// dropping parts of any earlier session.
+    public func saveSession(id: Int64, _ session: UploadSession, generation: Int64, fileSize: Int64) throws {
+        let endpoints = [session.uploadPartURL, session.commitURL, session.abortURL, session.listPartsURL,
+                         session.statusURL].joined(separator: "\n")
+        try write { db in
+            try db.execute(sql: "DELETE FROM upload_part WHERE upload_id = ?", arguments: [id])
+            try db.execute(
+                sql: """
+                    UPDATE upload SET session_id = ?, session_part_size = ?, session_total_parts = ?,
+                        session_expires_at = ?, session_endpoints = ?, session_generation = ?, session_file_size = ?,
+                        updated_at = ? WHERE id = ?
+                    """,
+                arguments: [session.id, session.partSize, session.totalParts, session.expiresAt?.timeIntervalSince1970,
+                            endpoints, generation, fileSize, Date().timeIntervalSince1970, id])
+        }
+    }
+
+    /// Forgets the session (expired, aborted, or its content changed) and its parts.
+    public func clearSession(id: Int64) throws {
+        try write { db in
+            try db.execute(sql: "DELETE FROM upload_part WHERE upload_id = ?", arguments: [id])
+            try db.execute(
+                sql: """
+                    UPDATE upload SET session_id = NULL, session_part_size = NULL, session_total_parts = NULL,
+                        session_expires_at = NULL, session_endpoints = NULL, session_generation = NULL,
+                        session_file_size = NULL, updated_at = ? WHERE id = ?
+                    """,
+                arguments: [Date().timeIntervalSince1970, id])
+        }
+    }
+
+    /// Records a part Box acknowledged for `sessionID` (ignored if the entry has moved on to another session).
+    public func addPart(id: Int64, sessionID: String, _ part: UploadPart) throws {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO upload_part (upload_id, session_id, offset, part_id, size, sha1)
+                    SELECT id, session_id, ?, ?, ?, ? FROM upload WHERE id = ? AND session_id = ?
+                    """,
+                arguments: [part.offset, part.partID, part.size, part.sha1, id, sessionID])
+        }
+    }
+
+    static func entry(_ row: Row, db: Database) throws -> UploadEntry {
+        let id: Int64 = row["id"]
+        let parentID: String = row["parent_id"]
+        let name: String = row["name"]
+        let target: UploadTarget
+        if let fileID: String = row["file_id"] {
+            target = .newVersion(
+                fileID: fileID, parentID: parentID, name: name, baseETag: row["base_etag"], baseSHA1: row["base_sha1"])
+        } else {
+            target = .newFile(parentID: parentID, name: name)
+        }
+        var session: UploadSession?
+        var parts: [UploadPart] = []
+        if let sessionID: String = row["session_id"], let endpointText: String = row["session_endpoints"] {
+            let urls = endpointText.components(separatedBy: "\n")
+            if urls.count == 5 {
+                session = UploadSession(
+                    id: sessionID, partSize: row["session_part_size"], totalParts: row["session_total_parts"],
+                    expiresAt: (row["session_expires_at"] as Double?).map { Date(timeIntervalSince1970: $0) },
+                    uploadPartURL: urls[0], commitURL: urls[1], abortURL: urls[2], listPartsURL: urls[3],
+                    statusURL: urls[4])
+                parts = try Row.fetchAll(
+                    db, sql: "SELECT * FROM upload_part WHERE upload_id = ? AND session_id = ? ORDER BY offset",
+                    arguments: [id, sessionID]
+                ).map { UploadPart(partID: $0["part_id"], offset: $0["offset"], size: $0["size"], sha1: $0["sha1"]) }
+            }
+        }
+        return UploadEntry(
+            id: id, stagingPath: row["staging_path"], target: target,
+            contentModifiedAt: (row["content_modified_at"] as Double?).map { Date(timeIntervalSince1970: $0) },
+            generation: row["generation"], session: session, sessionGeneration: row["session_generation"],
+            sessionFileSize: row["session_file_size"], parts: parts, attempts: row["attempts"],
+            lastError: row["last_error"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+}

@@ -1,0 +1,89 @@
+import BoxAPI
+import Foundation
+
+extension UploadLifecycle {
+    /// Box holds `item`. Complete if nothing was written meanwhile; otherwise the newer content
+    /// becomes the next version of `item`.
+    mutating func finished(_ item: BoxItem, generation uploaded: Int64, now: Double) -> [Action] {
+        failures = 0
+        resetConflict()
+        if uploaded >= generation {
+            phase = .done
+            return [.report(item, isFinal: true), .forget]
+        }
+        let next = UploadTarget.newVersion(
+            fileID: item.id, parentID: item.parentID ?? target.parentID, name: item.name, baseETag: item.etag,
+            baseSHA1: item.sha1)
+        target = next
+        var actions: [Action] = [.saveTarget(next), .report(item, isFinal: false)]
+        if isOpen {
+            phase = .idle
+        } else {
+            phase = .waiting(until: now + settings.delay)
+            actions.append(.wake(at: now + settings.delay))
+        }
+        return actions
+    }
+
+    mutating func failed(_ failure: UploadFailure, now: Double, wallClock: Date) -> [Action] {
+        failures += 1
+        let note = Action.noteFailure(failure, target: target)
+        switch failure {
+        case .transient(let retryAfter, _):
+            return retry(after: max(retryAfter ?? 0, backoff()), now: now, noting: note)
+        case .contentChanged:
+            // Not Box's fault: send the new content after the usual delay.
+            return retry(after: settings.delay, now: now, noting: note)
+        case .changedOnBox, .nameTaken:
+            return conflictCopy(wallClock: wallClock, noting: note)
+        case .targetGone:
+            // Deleted on Box while edited here: the local content comes back as a new file.
+            let recreated = UploadTarget.newFile(parentID: target.parentID, name: target.name)
+            target = recreated
+            phase = .uploading(generation: generation)
+            return [note, .saveTarget(recreated), .startUpload(recreated, generation: generation)]
+        case .parentGone, .storageFull, .fileTooLarge, .other:
+            let until = now + settings.parkInterval
+            phase = isOpen ? .idle : .parked(until: until, reason: failure)
+            return isOpen ? [note] : [note, .wake(at: until)]
+        }
+    }
+
+    private mutating func retry(after delay: Double, now: Double, noting note: Action) -> [Action] {
+        guard !isOpen else {
+            phase = .idle
+            return [note]
+        }
+        phase = .retrying(until: now + delay)
+        return [note, .wake(at: now + delay)]
+    }
+
+    /// The content goes up as a new file named `NAME (conflict <time>).EXT` beside the original.
+    private mutating func conflictCopy(wallClock: Date, noting note: Action) -> [Action] {
+        let original = conflictOriginal ?? target
+        let time = conflictTime ?? wallClock
+        conflictAttempts += 1
+        conflictOriginal = original
+        conflictTime = time
+        let name = ConflictName.make(from: original.name, at: time, attempt: conflictAttempts)
+        let copy = UploadTarget.newFile(parentID: original.parentID, name: name)
+        target = copy
+        phase = .uploading(generation: generation)
+        return [
+            note, .conflict(original: original, copyName: name), .saveTarget(copy),
+            .startUpload(copy, generation: generation),
+        ]
+    }
+
+    private mutating func resetConflict() {
+        conflictAttempts = 0
+        conflictTime = nil
+        conflictOriginal = nil
+    }
+
+    /// `backoffBase × 2^(failures-1)`, capped at `backoffMax`.
+    func backoff() -> Double {
+        let doublings = Double(max(0, min(failures - 1, 30)))
+        return min(settings.backoffMax, settings.backoffBase * pow(2, doublings))
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// Where a dirty local file goes on Box.
+public enum UploadTarget: Sendable, Equatable {
+    /// A file that does not exist on Box yet: `name` in folder `parentID`.
+    case newFile(parentID: String, name: String)
+    /// A new version of an existing file. `baseETag` / `baseSHA1` describe the Box version the local
+    /// content was based on: the upload sends `If-Match: baseETag`, so a change made on Box in the
+    /// meantime is detected (412) instead of overwritten. `parentID` and `name` place the conflicted
+    /// copy beside it.
+    case newVersion(fileID: String, parentID: String, name: String, baseETag: String?, baseSHA1: String?)
+
+    public var parentID: String {
+        switch self {
+        case .newFile(let parentID, _), .newVersion(_, let parentID, _, _, _): parentID
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .newFile(_, let name), .newVersion(_, _, let name, _, _): name
+        }
+    }
+
+    /// The Box file id, for a new version.
+    public var fileID: String? {
+        if case .newVersion(let fileID, _, _, _, _) = self { return fileID }
+        return nil
+    }
+}

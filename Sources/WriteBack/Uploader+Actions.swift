@@ -1,0 +1,102 @@
+import BoxAPI
+import Foundation
+import Logging
+
+extension Uploader {
+    /// Hands an event to the entry's lifecycle and carries out what it answers.
+    func feed(_ id: Int64, _ event: UploadLifecycle.Event) {
+        guard !isShutDown, var machine = machines[id] else { return }
+        let actions = machine.handle(event)
+        machines[id] = machine
+        apply(id, actions)
+    }
+
+    func apply(_ id: Int64, _ actions: [UploadLifecycle.Action]) {
+        for action in actions {
+            switch action {
+            case .wake(let time):
+                arm(id, at: time)
+            case .startUpload(let target, let generation):
+                queued.append((id, target, generation))
+                startQueued()
+            case .saveTarget(let target):
+                persist("save the target") { try journal.setTarget(id: id, target) }
+            case .report(let item, let isFinal):
+                let staging = (try? journal.entry(id: id))?.stagingPath ?? ""
+                let target = machines[id]?.target ?? .newFile(parentID: item.parentID ?? "", name: item.name)
+                continuation.yield(
+                    .uploaded(entryID: id, item: item, target: target, stagingPath: staging, isFinal: isFinal))
+                logger.debug("uploaded", metadata: ["entry": "\(id)", "file": "\(item.id)", "final": "\(isFinal)"])
+            case .conflict(let original, let copyName):
+                logger.warning(
+                    "\"\(original.name)\" changed on Box while edited here; keeping the local content as \"\(copyName)\"")
+                continuation.yield(.conflict(entryID: id, original: original, copyName: copyName))
+            case .noteFailure(let failure, let target):
+                note(id, failure, name: target.name)
+            case .forget:
+                machines.removeValue(forKey: id)
+                timers.removeValue(forKey: id)?.cancel()
+                progress.remove(id)
+                persist("remove a finished entry") { try journal.remove(id: id) }
+            }
+        }
+    }
+
+    private func note(_ id: Int64, _ failure: UploadFailure, name: String) {
+        persist("record a failure") { try journal.noteFailure(id: id, failure.summary) }
+        recentErrors.append(.init(date: Date(), entryID: id, name: name, failure: failure))
+        if recentErrors.count > configuration.recentErrorLimit { recentErrors.removeFirst() }
+        switch failure {
+        case .transient, .contentChanged:
+            logger.info("upload of \"\(name)\" will be retried: \(failure.summary)")
+        case .changedOnBox, .nameTaken, .targetGone:
+            logger.warning("upload of \"\(name)\": \(failure.summary); the local content goes up as a new file")
+        default:
+            logger.error("upload of \"\(name)\" cannot proceed: \(failure.summary)")
+        }
+        continuation.yield(.failed(entryID: id, failure: failure))
+    }
+
+    /// A timer that ticks the entry at `time` (replacing an earlier one).
+    private func arm(_ id: Int64, at time: Double) {
+        timers.removeValue(forKey: id)?.cancel()
+        let wait = max(0, time - now())
+        timers[id] = Task { [weak self] in
+            try? await Task.sleep(for: .seconds(wait))
+            guard !Task.isCancelled, let self else { return }
+            await self.feed(id, .tick(now: self.now()))
+        }
+    }
+
+    /// Starts queued attempts while fewer than `maxConcurrentUploads` run.
+    func startQueued() {
+        while running.count < configuration.maxConcurrentUploads, !queued.isEmpty, !isShutDown {
+            let next = queued.removeFirst()
+            let attempt = self.attempt
+            running[next.id] = Task { [weak self] in
+                let outcome = await attempt.run(entryID: next.id, target: next.target, generation: next.generation)
+                await self?.finished(next.id, generation: next.generation, outcome: outcome)
+            }
+        }
+    }
+
+    private func finished(_ id: Int64, generation: Int64, outcome: UploadAttempt.Outcome) {
+        running.removeValue(forKey: id)
+        defer { startQueued() }
+        guard !isShutDown else { return }
+        switch outcome {
+        case .uploaded(let item):
+            feed(id, .uploaded(item, generation: generation, now: now()))
+        case .failed(let failure):
+            feed(id, .failed(failure, now: now(), wallClock: Date()))
+        case .vanished:
+            machines.removeValue(forKey: id)
+            progress.remove(id)
+        }
+    }
+
+    /// Journal writes from the uploader: a failure is logged, never fatal (the entry stays).
+    private func persist(_ what: String, _ body: () throws -> Void) {
+        do { try body() } catch { logger.error("cannot \(what) in the upload journal: \(error)") }
+    }
+}

@@ -1,0 +1,41 @@
+import BoxAPI
+import Foundation
+
+/// What the uploader reports to the filesystem core as it works.
+public enum UploaderEvent: Sendable, Equatable {
+    /// Box holds the entry's content as `item`. `isFinal`: the entry is complete and left the journal;
+    /// otherwise newer local content follows as the next version of `item`. `target` is where it
+    /// went (a conflicted copy's name when there was a conflict).
+    case uploaded(entryID: Int64, item: BoxItem, target: UploadTarget, stagingPath: String, isFinal: Bool)
+    /// `original` changed on Box (or its name was taken): the local content goes up as `copyName`.
+    case conflict(entryID: Int64, original: UploadTarget, copyName: String)
+    /// An attempt failed; the entry stays journaled and will be retried.
+    case failed(entryID: Int64, failure: UploadFailure)
+}
+
+/// A snapshot for `boxfs status`.
+public struct UploaderStatus: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        public var id: Int64
+        public var target: UploadTarget
+        /// `writing`, `waiting`, `queued`, `uploading`, `retrying`, `parked`.
+        public var state: String
+        public var bytesSent: Int64
+        public var bytesTotal: Int64
+        public var attempts: Int
+        public var lastError: String?
+    }
+
+    public struct ErrorRecord: Sendable, Equatable {
+        public var date: Date
+        public var entryID: Int64
+        public var name: String
+        public var failure: UploadFailure
+    }
+
+    public var entries: [Entry]
+    public var recentErrors: [ErrorRecord]
+
+    public var pendingCount: Int { entries.count }
+    public var runningCount: Int { entries.filter { $0.state == "uploading" }.count }
+}

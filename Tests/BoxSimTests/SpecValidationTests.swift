@@ -1,0 +1,90 @@
+import BoxTestSupport
+import Foundation
+import XCTest
+
+/// Every JSON body boxsim answers validates against the spec's schema for that operation and status
+/// (scripts/check-box-response: openapi-schema-validator over box-openapi's openapi.json).
+final class SpecValidationTests: XCTestCase {
+    static let specPath = ProcessInfo.processInfo.environment["BOX_OPENAPI_SPEC"]
+        ?? "/work/shared/box-api/openapi/openapi.json"
+    static let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/check-box-response").path
+
+    /// Fails the test with the validator's findings unless `result` validates as `operation`'s answer.
+    func assertValid(_ operation: String, _ result: CurlResult, file: StaticString = #filePath, line: UInt = #line) throws {
+        let body = FileManager.default.temporaryDirectory.appendingPathComponent("body-\(UUID().uuidString).json")
+        try result.body.write(to: body)
+        defer { try? FileManager.default.removeItem(at: body) }
+        do {
+            _ = try Curl.runProcess("/usr/bin/env", ["python3", Self.checker, Self.specPath, operation, String(result.status),
+                                                         body.path])
+        } catch CurlError.failed(let status, let stderr) {
+            XCTFail("\(operation) \(result.status) does not validate (checker exit \(status)):\n\(stderr)\n\(result.text.prefix(500))",
+                    file: file, line: line)
+        }
+    }
+
+    func testResponsesValidateAgainstTheSpec() async throws {
+        guard FileManager.default.fileExists(atPath: Self.specPath) else { throw XCTSkip("no spec at \(Self.specPath)") }
+        let fixture = try await SimFixture.start()
+        defer { fixture.stop() }
+        let token = fixture.sim.developerToken
+        let helloID = try fixture.id(of: "hello.txt")
+        let docsID = try fixture.id(of: "docs")
+        try assertValid("get_users_me", try fixture.get("/2.0/users/me"))
+        try assertValid("get_folders_id", try fixture.get("/2.0/folders/0"))
+        try assertValid("get_folders_id", try fixture.get("/2.0/folders/\(docsID)"))
+        try assertValid("get_folders_id_items", try fixture.get("/2.0/folders/0/items"))
+        try assertValid("get_folders_id_items", try fixture.get("/2.0/folders/0/items?usemarker=true&limit=2"))
+        try assertValid("get_files_id", try fixture.get("/2.0/files/\(helloID)"))
+        try assertValid("get_files_id", try fixture.get("/2.0/files/987654321"))
+        try assertValid("post_folders", try fixture.postJSON("/2.0/folders", ["name": "n", "parent": ["id": "0"]], token: token))
+        try assertValid("post_folders", try fixture.postJSON("/2.0/folders", ["name": "N", "parent": ["id": "0"]], token: token))
+        try assertValid("put_files_id", try fixture.postJSON("/2.0/files/\(helloID)", ["name": "h.txt"], token: token,
+                                                             method: "PUT"))
+        try assertValid("post_files_id_copy", try fixture.postJSON("/2.0/files/\(helloID)/copy", ["parent": ["id": docsID]],
+                                                                   token: token))
+        try assertValid("post_folders_id_copy", try fixture.postJSON("/2.0/folders/\(docsID)/copy",
+                                                                     ["parent": ["id": "0"], "name": "d2"], token: token))
+        try assertValid("options_files_content", try fixture.postJSON("/2.0/files/content",
+                                                                      ["name": "z", "parent": ["id": "0"], "size": 1],
+                                                                      token: token, method: "OPTIONS"))
+        try assertValid("options_files_content", try fixture.postJSON("/2.0/files/content",
+                                                                      ["name": "h.txt", "parent": ["id": "0"], "size": 1],
+                                                                      token: token, method: "OPTIONS"))
+        let local = try UploadFiles.random(size: 20_000_001)
+        defer { try? FileManager.default.removeItem(at: local) }
+        let small = try UploadFiles.slice(of: local, offset: 0, length: 5000)
+        defer { try? FileManager.default.removeItem(at: small) }
+        let uploaded = try fixture.upload(attributes: ["name": "u.bin", "parent": ["id": "0"]], file: small)
+        try assertValid("post_files_content", uploaded)
+        try assertValid("post_files_content", try fixture.upload(attributes: ["name": "u.bin", "parent": ["id": "0"]],
+                                                                 file: small))
+        let uploadedID = try XCTUnwrap((try uploaded.json()["entries"] as? [[String: Any]])?.first?["id"] as? String)
+        try assertValid("post_files_id_content", try fixture.upload(path: "/api/2.0/files/\(uploadedID)/content",
+                                                                    attributes: [:], file: small))
+        try assertChunkedUploadValidates(fixture, local: local)
+        try assertValid("get_events", try fixture.get("/2.0/events?stream_position=0"))
+        try assertValid("options_events", try Curl.run(fixture.sim.baseURL + "/2.0/events", token: token,
+                                                        method: "OPTIONS"))
+    }
+
+    private func assertChunkedUploadValidates(_ fixture: SimFixture, local: URL) throws {
+        let created = try fixture.postJSON("/api/2.0/files/upload_sessions",
+                                           ["folder_id": "0", "file_size": 20_000_001, "file_name": "c.bin"],
+                                           token: fixture.sim.developerToken)
+        try assertValid("post_files_upload_sessions", created)
+        let endpoints = try XCTUnwrap(try created.json()["session_endpoints"] as? [String: String])
+        var parts: [[String: Any]] = []
+        for offset in [0, 8_388_608, 16_777_216] {
+            let answer = try fixture.putPart(endpoints["upload_part"]!, file: local, offset: offset, total: 20_000_001)
+            try assertValid("put_files_upload_sessions_id", answer)
+            parts.append(try XCTUnwrap(try answer.json()["part"] as? [String: Any]))
+        }
+        try assertValid("get_files_upload_sessions_id", try fixture.get(URL(string: endpoints["status"]!)!.path))
+        try assertValid("get_files_upload_sessions_id_parts", try fixture.get(URL(string: endpoints["list_parts"]!)!.path))
+        try assertValid("post_files_upload_sessions_id_commit",
+                        try fixture.commit(URL(string: endpoints["commit"]!)!.path, body: ["parts": parts],
+                                           digest: try UploadDigest.base64SHA1(of: local)))
+    }
+}

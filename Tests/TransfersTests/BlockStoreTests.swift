@@ -1,0 +1,112 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+@testable import Transfers
+
+/// A fetcher serving a deterministic file from memory, counting what it was asked for.
+final class FakeBox: Sendable {
+    let content: Data
+    let requests = Mutex<[Range<Int64>]>([])
+    let delay: Duration
+
+    init(size: Int, delay: Duration = .milliseconds(20)) {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = Data(count: size)
+        bytes.withUnsafeMutableBytes { raw in
+            for index in 0..<(size / 8) { raw.storeBytes(of: generator.next() as UInt64, toByteOffset: index * 8, as: UInt64.self) }
+        }
+        content = bytes
+        self.delay = delay
+    }
+
+    var fetcher: RangeFetcher {
+        { _, range in
+            self.requests.withLock { $0.append(range) }
+            try await Task.sleep(for: self.delay)
+            return self.content.subdata(in: Int(range.lowerBound)..<Int(range.upperBound))
+        }
+    }
+
+    var bytesServed: Int64 { requests.withLock { $0.reduce(0) { $0 + Int64($1.count) } } }
+}
+
+@Suite struct BlockStoreTests {
+    let logger = Logger(label: "test")
+
+    func file(_ box: FakeBox, sha1: String? = nil) -> RemoteFile {
+        RemoteFile(id: "42", version: "v1", size: Int64(box.content.count), sha1: sha1)
+    }
+
+    @Test func concurrentReadersOfTheSameBytesShareOneFetch() async throws {
+        let box = FakeBox(size: 3 << 20)
+        let store = BlockStore(disk: nil, blockSize: 1 << 20, memoryCapacity: 16 << 20, logger: logger, fetch: box.fetcher)
+        let remote = file(box)
+        let results = try await withThrowingTaskGroup(of: Data.self) { group in
+            for _ in 0..<32 { group.addTask { try await FileReader(file: remote, store: store, logger: logger).read(offset: 1_500_000, length: 4096) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.allSatisfy { $0 == box.content.subdata(in: 1_500_000..<1_504_096) })
+        #expect(box.requests.withLock { $0 } == [1 << 20..<2 << 20], "one block fetched once for 32 readers")
+    }
+
+    @Test func aSecondReadOfTheSameBytesMakesNoRequest() async throws {
+        let box = FakeBox(size: 2 << 20)
+        let store = BlockStore(disk: nil, blockSize: 1 << 20, memoryCapacity: 16 << 20, logger: logger, fetch: box.fetcher)
+        let reader = FileReader(file: file(box), store: store, logger: logger)
+        _ = try await reader.read(offset: 10, length: 100)
+        let before = box.requests.withLock { $0.count }
+        let again = try await FileReader(file: file(box), store: store, logger: logger).read(offset: 10, length: 100)
+        #expect(again == box.content.subdata(in: 10..<110))
+        #expect(box.requests.withLock { $0.count } == before)
+    }
+
+    @Test func sequentialReadingStreamsTheWholeFileWithBoundedMemoryAndChecksIt() async throws {
+        let box = FakeBox(size: 40 << 20, delay: .milliseconds(1))
+        let sha1 = Insecure.SHA1.hash(data: box.content).map { String(format: "%02x", $0) }.joined()
+        let store = BlockStore(disk: nil, blockSize: 1 << 20, memoryCapacity: 32 << 20, logger: logger, fetch: box.fetcher)
+        let reader = FileReader(file: file(box, sha1: sha1), store: store, logger: logger)
+        var copy = Data()
+        var offset: Int64 = 0
+        while offset < Int64(box.content.count) {
+            let piece = try await reader.read(offset: offset, length: 128 << 10)
+            copy.append(piece)
+            offset += Int64(piece.count)
+        }
+        #expect(copy == box.content)
+        #expect(box.bytesServed < Int64(box.content.count) + (8 << 20), "read-ahead fetches little beyond the file")
+        let largest = box.requests.withLock { $0.map(\.count).max() ?? 0 }
+        #expect(largest > 1 << 20, "sequential reading grew the window past one block")
+    }
+
+    @Test func aWholeReadThatDoesNotMatchBoxsSHA1IsAnErrorAndDropsTheBlocks() async throws {
+        let box = FakeBox(size: 3 << 20, delay: .milliseconds(1))
+        let store = BlockStore(disk: nil, blockSize: 1 << 20, memoryCapacity: 16 << 20, logger: logger, fetch: box.fetcher)
+        let reader = FileReader(file: file(box, sha1: String(repeating: "0", count: 40)), store: store, logger: logger)
+        _ = try await reader.read(offset: 0, length: 2 << 20)
+        await #expect(throws: TransferError.self) { try await reader.read(offset: 2 << 20, length: 1 << 20) }
+        let before = box.requests.withLock { $0.count }
+        _ = try await FileReader(file: file(box), store: store, logger: logger).read(offset: 0, length: 10)
+        #expect(box.requests.withLock { $0.count } == before + 1, "the dropped blocks are fetched again")
+    }
+
+    @Test func outOfOrderPiecesStillVerify() {
+        let content = Data((0..<10_000).map { UInt8($0 % 251) })
+        let sha1 = Insecure.SHA1.hash(data: content).map { String(format: "%02x", $0) }.joined()
+        var verifier = WholeFileVerifier(size: 10_000, expected: sha1)
+        #expect(verifier.record(content.subdata(in: 4_000..<10_000), at: 4_000) == .pending)
+        #expect(verifier.record(content.subdata(in: 0..<2_000), at: 0) == .pending)
+        #expect(verifier.record(content.subdata(in: 1_000..<4_500), at: 1_000) == .matched)
+    }
+
+    @Test func aRandomReadFetchesOnlyItsBlocks() async throws {
+        let box = FakeBox(size: 64 << 20, delay: .milliseconds(1))
+        let store = BlockStore(disk: nil, blockSize: 1 << 20, memoryCapacity: 16 << 20, logger: logger, fetch: box.fetcher)
+        let reader = FileReader(file: file(box), store: store, logger: logger)
+        let data = try await reader.read(offset: 50 << 20 + 100, length: 4096)
+        #expect(data == box.content.subdata(in: (50 << 20 + 100)..<(50 << 20 + 4196)))
+        #expect(box.requests.withLock { $0 } == [50 << 20..<51 << 20])
+    }
+}
+
+import Crypto
