@@ -22,7 +22,8 @@ extension BoxClient {
     public func preflightVersion(fileID: String, size: Int64, name: String? = nil) async throws -> UploadPreflight {
         var body: [String: Any] = ["size": size]
         if let name { body["name"] = name }
-        let dto = try await executeJSON(.json(.options, apiURL("files", fileID, "content"), body), as: UploadURLDTO.self)
+        let request = BoxRequest.json(.options, apiURL("files", fileID, "content"), body)
+        let dto = try await executeJSON(request, as: UploadURLDTO.self)
         return UploadPreflight(uploadURL: dto.uploadURL, uploadToken: dto.uploadToken)
     }
 
@@ -71,7 +72,8 @@ extension BoxClient {
         request.acceptedStatuses = [200, 201]
         let files = try await executeJSON(request, as: FilesDTO.self)
         guard let item = files.entries.first?.item else {
-            throw BoxAPIError(kind: .decoding("upload answer has no entries"), status: 201, request: request.logDescription)
+            throw BoxAPIError(
+                kind: .decoding("upload answer has no entries"), status: 201, request: request.logDescription)
         }
         return item
     }

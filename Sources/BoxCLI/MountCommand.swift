@@ -9,7 +9,8 @@ struct MountCommand: AsyncParsableCommand {
         commandName: "mount",
         abstract: "Mount Box storage on a folder.",
         discussion: """
-            SOURCE is box: (your Box root) or box:/path/in/box.
+            SOURCE is box: (your Box root), box:/path/in/box, or a shared folder's link
+            https://app.box.com/s/TOKEN (mounted read-only; -o shared_link_password_file=PATH for a password).
             Without -f the command returns once the mount is ready and the filesystem keeps running in the
             background; unmount with `fusermount3 -u MOUNTPOINT` (or `umount`), or stop it with SIGTERM.
             Options (-o, comma-separated): endpoint=URL, token_file=PATH, ro, rw, allow_other, debug, uid=N, gid=N,
@@ -17,7 +18,7 @@ struct MountCommand: AsyncParsableCommand {
             Without token_file, the token comes from the environment variable BOX_DEVELOPER_TOKEN.
             """)
 
-    @Argument(help: "box: or box:/path/in/box") var source: String
+    @Argument(help: "box:, box:/path/in/box or a shared link https://app.box.com/s/TOKEN") var source: String
     @Argument(help: "An existing empty folder.") var mountpoint: String
     @Flag(name: .customShort("f"), help: "Stay in the foreground (logs go to stderr).") var foreground = false
     @Option(name: .customShort("o"), help: "Mount options, comma-separated.") var options: [String] = []

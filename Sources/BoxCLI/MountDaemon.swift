@@ -43,6 +43,8 @@ struct MountDaemon {
 
     /// Everything that can fail before the kernel is asked for the mount: token, endpoint, source.
     private func prepare() async throws -> FUSEMount {
+        var options = self.options
+        if source.isReadOnly { options.readOnly = true }  // shared links: the kernel's `ro` flag
         let http = HTTPClient()
         let account = try AccountResolver.resolve(options: options, http: http, logger: logger)
         let endpoints = (options.endpoint ?? account.endpoint).map { BoxEndpoints(serverBase: $0) } ?? .box
@@ -54,6 +56,17 @@ struct MountDaemon {
         if let asUser {
             client = client.asUser(asUser)
             probe = probe.asUser(asUser)
+        }
+        if case .sharedLink(let url) = source {
+            guard options.downscope == nil else {
+                throw StartupError(description: "downscope cannot be combined with a shared link mount")
+            }
+            let password = try options.sharedLinkPasswordFile.map(SharedLinkStartup.password(file:))
+            client = client.withSharedLink(url: url.absoluteString, password: password)
+            probe = probe.withSharedLink(url: url.absoluteString, password: password)
+        } else if options.sharedLinkPasswordFile != nil {
+            throw StartupError(
+                description: "shared_link_password_file is only for shared link sources (https://…/s/TOKEN)")
         }
         let user = try await AuthStartup.checkUser(probe, asUser: asUser)
         logger.info("signed in to Box as user \(user.id) with \(account.label)")
@@ -78,6 +91,8 @@ struct MountDaemon {
         switch source {
         case .path("/"):
             return try await client.folder(id: "0")
+        case .sharedLink:
+            return try await SharedLinkStartup.sharedFolder(client, hasPassword: options.sharedLinkPasswordFile != nil)
         case .path(let path):
             let item: BoxItem
             do {

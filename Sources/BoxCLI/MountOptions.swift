@@ -23,6 +23,8 @@ public struct MountOptions: Equatable, Sendable {
     public var asUser: String?
     public var tokenStore: String?
     public var downscope: [String]?
+    /// A file holding the password of a password-protected shared link (never the password itself: argv is public).
+    public var sharedLinkPasswordFile: String?
     /// The block cache: its folder (default under $XDG_CACHE_HOME/boxfs), its size limit, or off.
     public var cacheDirectory: String?
     public var cacheSize: Int64 = 4 << 30
@@ -99,6 +101,7 @@ public struct MountOptions: Equatable, Sendable {
             let state = try required()
             guard state == "on" || state == "off" else { throw ParseError(description: "option 'cache' is on or off") }
             cacheEnabled = state == "on"
+        case "shared_link_password_file": sharedLinkPasswordFile = try required()
         case "profile": profile = try required()
         case "as_user":
             let id = try required()

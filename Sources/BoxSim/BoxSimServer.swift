@@ -53,6 +53,7 @@ public enum BoxSimServer {
         let faults = FaultInjector()
         router.add(middleware: RequestLogMiddleware(log: log))
         router.add(middleware: FaultMiddleware(faults: faults))
+        router.add(middleware: RequestBaseMiddleware())
         let channels = LongPollChannels()
         let limiter = RateLimiter(settings: settings)
         for prefix in ["2.0", "api/2.0"] {
@@ -63,6 +64,7 @@ public enum BoxSimServer {
             ItemWriteRoutes(store: store).register(on: api)
             UploadRoutes(store: store).register(on: api)
             CopyRoutes(store: store).register(on: api)
+            SharedItemRoutes(store: store).register(on: api)
             EventRoutes(store: store, settings: settings, channels: channels).register(api: api)
             UploadSessionRoutes(store: store, settings: settings).register(on: api)
         }

@@ -5,12 +5,17 @@ import Synchronization
 
 /// Reads one open file: plans read-ahead per handle, assembles reads from the shared block store,
 /// and checks a whole read against Box's SHA-1.
+///
+/// Hashing runs on a serial queue beside the reads, never on the reply path (it would cost as much
+/// CPU as the rest of the read path on two cores). The read that ends the file waits for the queue,
+/// so a mismatch found by then is that read's EIO; one found later is logged and the blocks dropped.
 public final class FileReader: Sendable {
     public let file: RemoteFile
     private let store: BlockStore
     private let logger: Logger
     private let planner: Mutex<ReadAheadPlanner>
-    private let verifier: Mutex<WholeFileVerifier>
+    private let verifier: Mutex<WholeFileVerifier>  // only touched on `hashing`, so never contended
+    private let hashing: DispatchQueue
 
     public init(file: RemoteFile, store: BlockStore, logger: Logger) {
         self.file = file
@@ -19,6 +24,7 @@ public final class FileReader: Sendable {
         let configuration = ReadAheadPlanner.Configuration(blockSize: store.blockSize)
         self.planner = Mutex(ReadAheadPlanner(fileSize: file.size, configuration: configuration))
         self.verifier = Mutex(WholeFileVerifier(size: file.size, expected: file.sha1))
+        self.hashing = DispatchQueue(label: "boxfs.verify.\(file.id)", qos: .utility)
     }
 
     /// Up to `length` bytes at `offset`; fewer only at the end of the file.
@@ -36,7 +42,7 @@ public final class FileReader: Sendable {
             let from = Int(offset - first * blockSize), to = Int(end - first * blockSize)
             guard to <= block.count else { throw TransferError.shortRead(expectedAt: offset) }
             let result = block[block.startIndex + from..<block.startIndex + to]
-            try verify(result, at: offset)
+            try await verify(result, at: offset)
             return result
         }
         var result = Data(capacity: Int(end - offset))
@@ -48,16 +54,32 @@ public final class FileReader: Sendable {
             guard from < to else { throw TransferError.shortRead(expectedAt: max(offset, blockStart)) }
             result.append(block[block.startIndex + from..<block.startIndex + to])
         }
-        try verify(result, at: offset)
+        try await verify(result, at: offset)
         return result
     }
 
-    private func verify(_ data: Data, at offset: Int64) throws {
-        let outcome = verifier.withLock { $0.record(data, at: offset) }
-        guard case .mismatched(let actual) = outcome else { return }
+    private func verify(_ data: Data, at offset: Int64) async throws {
+        guard file.sha1 != nil else { return }
+        let endsFile = offset + Int64(data.count) == file.size
+        guard endsFile else {
+            hashing.async { [self] in record(data, at: offset) }
+            return
+        }
+        // FIFO: by the time this runs, every piece handed to the queue before it has been hashed.
+        let mismatch = await withCheckedContinuation { continuation in
+            hashing.async { [self] in continuation.resume(returning: record(data, at: offset)) }
+        }
+        if let mismatch { throw mismatch }
+    }
+
+    /// Hashes one piece (on `hashing`); a mismatch is logged, drops the file's blocks and is returned once.
+    @discardableResult
+    private func record(_ data: Data, at offset: Int64) -> TransferError? {
+        let (before, outcome) = verifier.withLock { verifier in (verifier.outcome, verifier.record(data, at: offset)) }
+        guard before == .pending, case .mismatched(let actual) = outcome else { return nil }
         let error = TransferError.checksumMismatch(fileID: file.id, expected: file.sha1 ?? "", actual: actual)
         logger.error("\(error)")
         store.drop(fileID: file.id)
-        throw error
+        return error
     }
 }

@@ -58,7 +58,8 @@ public final class UploadJournal: Sendable {
 
     public func entry(id: Int64) throws -> UploadEntry? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM upload WHERE id = ?", arguments: [id]).map { try Self.entry($0, db: db) }
+            try Row.fetchOne(db, sql: "SELECT * FROM upload WHERE id = ?", arguments: [id])
+                .map { try Self.entry($0, db: db) }
         }
     }
 
@@ -66,7 +67,8 @@ public final class UploadJournal: Sendable {
     public func entry(stagingPath: String) throws -> UploadEntry? {
         try read { db in
             try Row.fetchOne(
-                db, sql: "SELECT * FROM upload WHERE staging_path = ? ORDER BY id DESC LIMIT 1", arguments: [stagingPath]
+                db, sql: "SELECT * FROM upload WHERE staging_path = ? ORDER BY id DESC LIMIT 1",
+                arguments: [stagingPath]
             ).map { try Self.entry($0, db: db) }
         }
     }
@@ -108,8 +110,9 @@ public final class UploadJournal: Sendable {
     /// Counts a failed attempt and keeps its message for `status`.
     public func noteFailure(id: Int64, _ message: String) throws {
         try write { db in
-            try db.execute(sql: "UPDATE upload SET attempts = attempts + 1, last_error = ?, updated_at = ? WHERE id = ?",
-                           arguments: [message, Date().timeIntervalSince1970, id])
+            try db.execute(
+                sql: "UPDATE upload SET attempts = attempts + 1, last_error = ?, updated_at = ? WHERE id = ?",
+                arguments: [message, Date().timeIntervalSince1970, id])
         }
     }
 

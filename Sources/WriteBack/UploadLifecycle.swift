@@ -105,6 +105,16 @@ public struct UploadLifecycle: Sendable, Equatable {
 
     public var isDone: Bool { phase == .done }
 
+    /// Something will happen without outside help: an upload runs or a timer leads to one. False when
+    /// open, parked or done, which is what `drain` need not wait for.
+    public var isActive: Bool {
+        switch phase {
+        case .uploading: true
+        case .waiting, .retrying: !isOpen
+        case .idle, .parked, .done: false
+        }
+    }
+
     public mutating func handle(_ event: Event) -> [Action] {
         guard phase != .done else { return [] }
         switch event {

@@ -29,7 +29,7 @@ extension Uploader {
                 logger.debug("uploaded", metadata: ["entry": "\(id)", "file": "\(item.id)", "final": "\(isFinal)"])
             case .conflict(let original, let copyName):
                 logger.warning(
-                    "\"\(original.name)\" changed on Box while edited here; keeping the local content as \"\(copyName)\"")
+                    "conflict: \"\(original.name)\" changed on Box; the local content goes up as \"\(copyName)\"")
                 continuation.yield(.conflict(entryID: id, original: original, copyName: copyName))
             case .noteFailure(let failure, let target):
                 note(id, failure, name: target.name)
@@ -84,6 +84,12 @@ extension Uploader {
         running.removeValue(forKey: id)
         defer { startQueued() }
         guard !isShutDown else { return }
+        if machines[id] == nil, case .uploaded(let item) = outcome {
+            // Discarded while the attempt ran, and it landed: say so, so the core can delete it on Box.
+            let target = UploadTarget.newFile(parentID: item.parentID ?? "", name: item.name)
+            continuation.yield(.uploaded(entryID: id, item: item, target: target, stagingPath: "", isFinal: true))
+            return
+        }
         switch outcome {
         case .uploaded(let item):
             feed(id, .uploaded(item, generation: generation, now: now()))

@@ -1,7 +1,8 @@
 extension Uploader {
     /// Pending and running uploads with progress, and recent errors.
     public func status() -> UploaderStatus {
-        let journaled = Dictionary(((try? journal.pending()) ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let rows = (try? journal.pending()) ?? []
+        let journaled = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let entries = machines.keys.sorted().compactMap { id -> UploaderStatus.Entry? in
             guard let machine = machines[id] else { return nil }
             let state: String

@@ -77,8 +77,8 @@ public actor Uploader {
         feed(id, .retargeted(target))
     }
 
-    /// The file was deleted locally before it reached Box: the entry is dropped (a running attempt
-    /// is cancelled; if it still lands, the core sees it in `events` and may delete it on Box).
+    /// The file was deleted locally before it reached Box: the entry is dropped. A running attempt is
+    /// cancelled; if it lands anyway, `events` still reports the item (final), so the core can delete it.
     public func discard(_ id: Int64) throws {
         running[id]?.cancel()
         timers.removeValue(forKey: id)?.cancel()
@@ -88,12 +88,13 @@ public actor Uploader {
         try journal.remove(id: id)
     }
 
-    /// Sends everything now (skipping delays) and waits until the journal is empty or `timeout` has
-    /// passed. Returns the entries still pending, which stay journaled for the next start.
+    /// Sends everything now (skipping delays; parked entries get one more try) and waits until no
+    /// upload is under way or `timeout` has passed. Returns the entries still pending, which stay
+    /// journaled for the next start.
     public func drain(timeout: Duration) async -> Int {
         for id in machines.keys { feed(id, .drain(now: now())) }
         let deadline = ContinuousClock.now + timeout
-        while !machines.isEmpty, ContinuousClock.now < deadline {
+        while machines.values.contains(where: \.isActive), ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(50))
         }
         if !machines.isEmpty { logger.warning("\(machines.count) upload(s) still pending; they stay journaled") }

@@ -4,8 +4,9 @@ import Foundation
 /// What the uploader reports to the filesystem core as it works.
 public enum UploaderEvent: Sendable, Equatable {
     /// Box holds the entry's content as `item`. `isFinal`: the entry is complete and left the journal;
-    /// otherwise newer local content follows as the next version of `item`. `target` is where it
-    /// went (a conflicted copy's name when there was a conflict).
+    /// otherwise newer local content follows as the next version of `item`. `target` is the entry's
+    /// target after this upload: where it went when final (a conflicted copy's name after a
+    /// conflict), else the next version of `item`.
     case uploaded(entryID: Int64, item: BoxItem, target: UploadTarget, stagingPath: String, isFinal: Bool)
     /// `original` changed on Box (or its name was taken): the local content goes up as `copyName`.
     case conflict(entryID: Int64, original: UploadTarget, copyName: String)

@@ -69,6 +69,37 @@ final class SpecValidationTests: XCTestCase {
                                                         method: "OPTIONS"))
     }
 
+    /// Shared links: item updates that set one, `GET /2.0/shared_items` for a file and a folder, and its errors.
+    func testSharedLinkResponsesValidateAgainstTheSpec() async throws {
+        guard FileManager.default.fileExists(atPath: Self.specPath) else { throw XCTSkip("no spec at \(Self.specPath)") }
+        let fixture = try await SimFixture.start()
+        defer { fixture.stop() }
+        let token = fixture.sim.developerToken
+        let helloID = try fixture.id(of: "hello.txt")
+        let docsID = try fixture.id(of: "docs")
+        let file = try fixture.postJSON("/2.0/files/\(helloID)", ["shared_link": ["access": "open", "password": "Secret123"]],
+                                        token: token, method: "PUT")
+        try assertValid("put_files_id", file)
+        let folder = try fixture.postJSON("/2.0/folders/\(docsID)", ["shared_link": [String: Any]()], token: token,
+                                          method: "PUT")
+        try assertValid("put_folders_id", folder)
+        let fileURL = try XCTUnwrap((try file.json()["shared_link"] as? [String: Any])?["url"] as? String)
+        let folderURL = try XCTUnwrap((try folder.json()["shared_link"] as? [String: Any])?["url"] as? String)
+        try assertValid("get_shared_items", try fixture.get("/2.0/shared_items",
+                                                            headers: ["BoxApi": "shared_link=\(fileURL)&shared_link_password=Secret123"]))
+        try assertValid("get_shared_items#folders", try fixture.get("/2.0/shared_items",
+                                                                    headers: ["BoxApi": "shared_link=\(folderURL)"]))
+        try assertValid("get_folders_id_items", try fixture.get("/2.0/folders/\(docsID)/items?fields=shared_link,name"))
+        let wrongPassword = try fixture.get("/2.0/shared_items", headers: ["BoxApi": "shared_link=\(fileURL)"])
+        XCTAssertEqual(wrongPassword.status, 403)
+        try assertValid("get_shared_items", wrongPassword)
+        let unknown = try fixture.get("/2.0/shared_items", headers: ["BoxApi": "shared_link=\(fixture.sim.baseURL)/s/nope"])
+        XCTAssertEqual(unknown.status, 404)
+        try assertValid("get_shared_items", unknown)
+        try assertValid("put_files_id", try fixture.postJSON("/2.0/files/\(helloID)", ["shared_link": NSNull()], token: token,
+                                                             method: "PUT"))
+    }
+
     private func assertChunkedUploadValidates(_ fixture: SimFixture, local: URL) throws {
         let created = try fixture.postJSON("/api/2.0/files/upload_sessions",
                                            ["folder_id": "0", "file_size": 20_000_001, "file_name": "c.bin"],

@@ -16,6 +16,8 @@ public struct LoggedRequest: Codable, Sendable, Equatable {
     public var bytesSent: Int64
     /// Whether an Authorization header was present (never its value).
     public var authorization: Bool
+    /// Whether a `BoxApi` (shared link) header was present (never its value).
+    public var boxAPI: Bool?
     public var asUser: String?
     /// The Range header as sent, e.g. `bytes=0-4095`.
     public var range: String?
@@ -24,7 +26,7 @@ public struct LoggedRequest: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case seq, time, method, path, query, status, authorization, range
-        case bytesSent = "bytes_sent", asUser = "as_user", userID = "user_id"
+        case bytesSent = "bytes_sent", asUser = "as_user", userID = "user_id", boxAPI = "boxapi"
     }
 
     /// Parses a JSON-lines log; blank lines are skipped.

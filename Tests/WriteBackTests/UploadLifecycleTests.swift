@@ -112,7 +112,9 @@ final class UploadLifecycleTests: XCTestCase {
             [.noteFailure(.storageFull, target: newFile), .wake(at: 910)])
         XCTAssertEqual(machine.handle(.tick(now: 500)), [.wake(at: 910)])
         XCTAssertFalse(machine.isDone)
+        XCTAssertFalse(machine.isActive, "nothing to wait for at unmount")
         XCTAssertEqual(machine.handle(.tick(now: 910)), [.startUpload(newFile, generation: 1)])
+        XCTAssertTrue(machine.isActive)
         _ = machine.handle(.failed(.storageFull, now: 911, wallClock: wall))
         XCTAssertEqual(machine.handle(.drain(now: 912)), [.startUpload(newFile, generation: 1)], "unmount tries once more")
     }

@@ -123,5 +123,12 @@ final class UploaderRecoveryTests: XCTestCase {
         XCTAssertEqual(status.recentErrors.last?.failure, .storageFull)
         XCTAssertEqual(try journal.pending().map(\.id), [entry.id], "the data stays journaled")
         XCTAssertEqual(try journal.pending().first?.lastError, UploadFailure.storageFull.summary)
+
+        let started = ContinuousClock.now
+        let left = await uploader.drain(timeout: .seconds(30))
+        XCTAssertEqual(left, 1, "still full: the entry stays")
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(10), "unmount does not wait out a parked entry")
+        let afterDrain = try await fixture.logged("/api/2.0/files/content", method: "POST")
+        XCTAssertEqual(afterDrain.map(\.status), [403, 403], "one more try at unmount, no loop")
     }
 }

@@ -10,6 +10,8 @@ struct RequestLogEntry: Sendable {
     var status: Int
     var bytesSent: Int64
     var authorization: Bool
+    /// Whether a `BoxApi` (shared link) header was present (never its value: it may hold a password).
+    var boxAPI: Bool = false
     var asUser: String?
     var range: String?
     var userID: Int64?
@@ -18,7 +20,8 @@ struct RequestLogEntry: Sendable {
         .object([
             ("seq", .int(seq)), ("time", .string(Timestamp.rfc3339(time))), ("method", .string(method)),
             ("path", .string(path)), ("query", .string(query)), ("status", .int(Int64(status))),
-            ("bytes_sent", .int(bytesSent)), ("authorization", .bool(authorization)), ("as_user", .string(asUser)),
+            ("bytes_sent", .int(bytesSent)), ("authorization", .bool(authorization)), ("boxapi", .bool(boxAPI)),
+            ("as_user", .string(asUser)),
             ("range", .string(range)), ("user_id", .string(userID.map(String.init))),
         ])
     }

@@ -29,7 +29,8 @@ struct RequestLogMiddleware: RouterMiddleware {
         let entry = RequestLogEntry(
             time: started, method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
             status: Int(response.status.code), bytesSent: 0, authorization: request.headers[.authorization] != nil,
-            asUser: request.headers[HTTPField.Name("as-user")!], range: request.headers[.range], userID: nil)
+            boxAPI: request.headers[BoxApiHeader.name] != nil, asUser: request.headers[HTTPField.Name("as-user")!],
+            range: request.headers[.range], userID: nil)
         let body = response.body
         let state = context.state
         let log = self.log

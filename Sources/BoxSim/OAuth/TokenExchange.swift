@@ -19,11 +19,17 @@ struct TokenExchange: Sendable {
             throw OAuthError(status: .unauthorized, error: "invalid_scope",
                              description: "The requested scope exceeds the scope of the subject token")
         }
-        if form["box_shared_link"] != nil {
-            throw OAuthError.invalidRequest("box_shared_link is not supported by boxsim yet")
-        }
         var item: ItemRecord?
-        if let resource = form["resource"] {
+        var sharedLink: SharedLinkRecord?
+        if let url = form["box_shared_link"] {
+            guard form["resource"] == nil else {
+                throw OAuthError.invalidRequest("Use either resource or box_shared_link, not both")
+            }
+            (sharedLink, item) = try await sharedItem(url: url, user: user)
+            if let limit = subject.restrictedItemID, let id = item?.id, try await !store.isDescendant(id, of: limit) {
+                throw OAuthError.grant("The shared item is outside the subject token's restriction")
+            }
+        } else if let resource = form["resource"] {
             item = try await resolve(resource: resource, user: user)
             if let limit = subject.restrictedItemID, let id = item?.id,
                try await !store.isDescendant(id, of: limit) {
@@ -33,6 +39,7 @@ struct TokenExchange: Sendable {
         let issued = try await store.issueTokens(userID: user.id!, clientID: subject.clientID,
                                                  scopes: scopes.joined(separator: " "),
                                                  restrictedItemID: item?.id ?? subject.restrictedItemID,
+                                                 sharedLinkToken: sharedLink?.token ?? subject.sharedLinkToken,
                                                  lifetime: lifetime, withRefresh: false)
         let renderer = ItemRenderer(store: store, viewer: user)
         let restricted: [JSONValue] = item.map { item in
@@ -43,6 +50,20 @@ struct TokenExchange: Sendable {
             ("token_type", .string("bearer")), ("restricted_to", .array(restricted)),
             ("issued_token_type", .string(TokenRoutes.accessTokenType)),
         ]))
+    }
+
+    /// The item of a shared link the user may reach; Box does not take password-protected links here.
+    private func sharedItem(url: String, user: UserRecord) async throws -> (SharedLinkRecord, ItemRecord) {
+        let access = SharedLinkAccess(store: store)
+        do {
+            let link = try await access.link(url: url)
+            guard link.password == nil else {
+                throw OAuthError.invalidRequest("Password-protected shared links cannot be used for token exchange")
+            }
+            return (link, try await access.reachableItem(of: link, user: user))
+        } catch is BoxError {
+            throw OAuthError.invalidRequest("The shared link was not found")
+        }
     }
 
     /// `https://.../2.0/files/123` or `.../folders/456` → the item, if the user owns it.

@@ -44,6 +44,12 @@ struct ItemRenderer: Sendable {
         case "created_by": return try await userMini(item.isRoot ? nil : item.createdBy)
         case "modified_by": return try await userMini(item.isRoot ? nil : item.modifiedBy)
         case "owned_by": return try await userMini(item.ownerID)
+        case "shared_link":
+            guard !item.isRoot, let link = try await store.sharedLink(itemID: item.id!) else { return .null }
+            return SharedLinkRenderer.json(link, item: item, base: RequestBase.url)
+        case "is_accessible_via_shared_link":
+            guard !item.isRoot else { return .bool(false) }
+            return .bool(try await store.sharedLink(itemID: item.id!) != nil)
         case "item_collection":
             guard item.isFolder else { return nil }
             let page = try await store.children(of: item.id!, offset: 0, limit: 100)
@@ -79,7 +85,7 @@ struct ItemRenderer: Sendable {
         case "content_modified_at": return root ? .null : Timestamp.json(item.contentModifiedAt)
         case "trashed_at": return Timestamp.json(item.trashedAt)
         case "purged_at": return .null
-        case "shared_link", "folder_upload_email", "lock": return .null
+        case "folder_upload_email", "lock": return .null
         case "item_status": return .string(item.itemStatus)
         case "extension":
             guard !item.isFolder else { return nil }
@@ -89,7 +95,7 @@ struct ItemRenderer: Sendable {
         case "comment_count": return item.isFolder ? nil : .int(0)
         case "tags": return .array([])
         case "is_package": return item.isFolder ? nil : .bool(false)
-        case "has_collaborations", "is_externally_owned", "is_accessible_via_shared_link",
+        case "has_collaborations", "is_externally_owned",
              "is_associated_with_app_item", "is_collaboration_restricted_to_enterprise":
             return .bool(false)
         case "can_non_owners_invite", "can_non_owners_view_collaborators": return .bool(true)
@@ -100,7 +106,9 @@ struct ItemRenderer: Sendable {
         case "allowed_shared_link_access_levels":
             return .array(["open", "company", "collaborators"].map { .string($0) })
         case "uploader_display_name": return item.isFolder ? nil : .string(viewer.name)
-        case "permissions": return ItemPermissions.json(isFolder: item.isFolder)
+        case "permissions":
+            return item.ownerID == viewer.id ? ItemPermissions.json(isFolder: item.isFolder)
+                : ItemPermissions.sharedViewer(isFolder: item.isFolder)
         default: return nil
         }
     }
@@ -122,5 +130,11 @@ enum ItemPermissions {
         if !isFolder { names += ["can_preview", "can_comment", "can_annotate", "can_view_annotations_all",
                                  "can_view_annotations_self"] }
         return .object(names.map { ($0, .bool(true)) })
+    }
+
+    /// What someone who reached another user's item through a shared link may do: look and download.
+    static func sharedViewer(isFolder: Bool) -> JSONValue {
+        guard case .object(let pairs) = json(isFolder: isFolder) else { return .null }
+        return .object(pairs.map { ($0.0, .bool(["can_download", "can_preview"].contains($0.0))) })
     }
 }

@@ -9,14 +9,16 @@ struct FileRoutes: Sendable {
         let lookup = ItemLookup(store: store)
         group.get("files/:id") { request, context in
             let user = try context.requireUser()
-            let file = try await lookup.file(context.parameters.get("id"), context: context, scopes: ItemScopes.read)
+            let file = try await lookup.file(context.parameters.get("id"), context: context, scopes: ItemScopes.read,
+                                            sharedLink: (request, .read))
             if let notModified = ConditionalRequest.notModified(request, item: file) { return notModified }
             let fields = FieldSelection(query: request.uri.queryParameters.get("fields"))
             let renderer = ItemRenderer(store: store, viewer: user)
             return jsonResponse(try await renderer.render(file, fields: fields), headers: ConditionalRequest.etagHeader(file))
         }
         group.get("files/:id/content") { request, context in
-            let file = try await lookup.file(context.parameters.get("id"), context: context, scopes: ItemScopes.download)
+            let file = try await lookup.file(context.parameters.get("id"), context: context, scopes: ItemScopes.download,
+                                            sharedLink: (request, .download))
             var versionID = file.versionID ?? 0
             if let requested = request.uri.queryParameters.get("version") {
                 let id = try ItemLookup.parseID(requested)

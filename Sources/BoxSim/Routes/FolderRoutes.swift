@@ -8,7 +8,8 @@ struct FolderRoutes: Sendable {
         let lookup = ItemLookup(store: store)
         group.get("folders/:id") { request, context in
             let user = try context.requireUser()
-            let folder = try await lookup.folder(context.parameters.get("id"), context: context, scopes: ItemScopes.read)
+            let folder = try await lookup.folder(context.parameters.get("id"), context: context, scopes: ItemScopes.read,
+                                                sharedLink: (request, .read))
             if let notModified = ConditionalRequest.notModified(request, item: folder) { return notModified }
             let fields = FieldSelection(query: request.uri.queryParameters.get("fields"))
             let renderer = ItemRenderer(store: store, viewer: user)
@@ -16,7 +17,8 @@ struct FolderRoutes: Sendable {
         }
         group.get("folders/:id/items") { request, context in
             let user = try context.requireUser()
-            let folder = try await lookup.folder(context.parameters.get("id"), context: context, scopes: ItemScopes.read)
+            let folder = try await lookup.folder(context.parameters.get("id"), context: context, scopes: ItemScopes.read,
+                                                sharedLink: (request, .read))
             let renderer = ItemRenderer(store: store, viewer: user)
             return jsonResponse(try await FolderListing(store: store).list(folder, request: request, renderer: renderer))
         }

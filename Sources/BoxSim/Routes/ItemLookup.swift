@@ -14,16 +14,37 @@ struct ItemLookup: Sendable {
 
     /// The folder `{id}` for the request's user and token (downscoped tokens: only their item and below,
     /// and only with one of `scopes` when given).
-    func folder(_ idText: String?, context: BoxContext, scopes: Set<String>? = nil) async throws -> ItemRecord {
-        let item = try await folder(idText, for: context.requireUser())
+    /// With `sharedLink`, another user's item is found too when the request's `BoxApi` header (or a token
+    /// exchanged for a shared link) names a link to it or to a folder above it (read-only routes only).
+    func folder(_ idText: String?, context: BoxContext, scopes: Set<String>? = nil,
+                sharedLink: (Request, SharedLinkUse)? = nil) async throws -> ItemRecord {
+        let item: ItemRecord
+        if let shared = try await sharedItem(idText, isFolder: true, context: context, sharedLink: sharedLink) {
+            item = shared
+        } else {
+            item = try await folder(idText, for: context.requireUser())
+        }
         try await checkToken(context.token, item: item, scopes: scopes)
         return item
     }
 
-    func file(_ idText: String?, context: BoxContext, scopes: Set<String>? = nil) async throws -> ItemRecord {
-        let item = try await file(idText, for: context.requireUser())
+    func file(_ idText: String?, context: BoxContext, scopes: Set<String>? = nil,
+              sharedLink: (Request, SharedLinkUse)? = nil) async throws -> ItemRecord {
+        let item: ItemRecord
+        if let shared = try await sharedItem(idText, isFolder: false, context: context, sharedLink: sharedLink) {
+            item = shared
+        } else {
+            item = try await file(idText, for: context.requireUser())
+        }
         try await checkToken(context.token, item: item, scopes: scopes)
         return item
+    }
+
+    private func sharedItem(_ idText: String?, isFolder: Bool, context: BoxContext,
+                            sharedLink: (Request, SharedLinkUse)?) async throws -> ItemRecord? {
+        guard let (request, use) = sharedLink else { return nil }
+        return try await SharedLinkAccess(store: store).item(idText, isFolder: isFolder, request: request,
+                                                             context: context, use: use)
     }
 
     /// Enforces a downscoped token's item restriction and scopes (403 insufficient_scope).

@@ -60,11 +60,19 @@ struct ItemWriteRoutes: Sendable {
         }
         if item.isRoot && name != nil { throw BoxError(status: .forbidden, code: "access_denied_insufficient_permissions",
                                                        message: "Access denied - insufficient permission") }
+        if let sharedLink = body["shared_link"] {
+            try await ItemLookup(store: store).checkToken(context.token, item: item, scopes: ItemScopes.share)
+            try await SharedLinkUpdate.apply(sharedLink, to: item, store: store)
+        }
         let renderer = ItemRenderer(store: store, viewer: user)
+        let fields = FieldSelection(query: request.uri.queryParameters.get("fields"))
+        if body["shared_link"] != nil, name == nil, parentID == nil, body["description"] == nil,
+           let shared = try await store.item(id: item.id!) {
+            return jsonResponse(try await renderer.render(shared, fields: fields))  // only the shared link changed
+        }
         do {
             let updated = try await store.updateItem(id: item.id!, name: name, parentID: parentID,
                                                      description: body["description"] as? String, by: user.id!)
-            let fields = FieldSelection(query: request.uri.queryParameters.get("fields"))
             return jsonResponse(try await renderer.render(updated, fields: fields))
         } catch let failure as WriteFailure {
             throw WriteErrors.map(failure, renderer: renderer, conflictsAsArray: item.isFolder)

@@ -103,10 +103,12 @@ struct TokenRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
     /// Downscoped tokens are limited to this item and what is under it.
     var restrictedItemID: Int64?
     var family: String?
+    /// Tokens exchanged with `box_shared_link`: the link's token, through which they reach its item.
+    var sharedLinkToken: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case token, kind, scopes, family
         case userID = "user_id", expiresAt = "expires_at", clientID = "client_id"
-        case restrictedItemID = "restricted_item_id"
+        case restrictedItemID = "restricted_item_id", sharedLinkToken = "shared_link_token"
     }
 }

@@ -68,6 +68,18 @@ enum Schema {
                 CREATE INDEX event_user ON event(user_id, id);
                 """)
         }
+        migrator.registerMigration("v4-shared-links") { db in
+            try db.execute(sql: """
+                -- At most one shared link per item; `token` is the `/s/<token>` part of its URL.
+                CREATE TABLE shared_link (
+                    item_id INTEGER PRIMARY KEY, token TEXT NOT NULL UNIQUE, access TEXT NOT NULL,
+                    password TEXT, vanity_name TEXT UNIQUE, unshared_at INTEGER,
+                    can_download INTEGER NOT NULL DEFAULT 1, can_edit INTEGER NOT NULL DEFAULT 0,
+                    download_count INTEGER NOT NULL DEFAULT 0, preview_count INTEGER NOT NULL DEFAULT 0);
+                -- Tokens exchanged with `box_shared_link` reach the item through that link.
+                ALTER TABLE token ADD COLUMN shared_link_token TEXT;
+                """)
+        }
         return migrator
     }
 }

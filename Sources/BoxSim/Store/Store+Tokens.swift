@@ -20,11 +20,13 @@ extension Store {
     }
 
     func issueTokens(userID: Int64, clientID: String?, scopes: String?, restrictedItemID: Int64? = nil,
-                     lifetime: Int64, withRefresh: Bool) async throws -> IssuedTokens {
+                     sharedLinkToken: String? = nil, lifetime: Int64, withRefresh: Bool) async throws
+        -> IssuedTokens {
         let now = Timestamp.now()
         let family = Self.randomToken(length: 16)
         let access = TokenRecord(token: Self.randomToken(), userID: userID, kind: "access", expiresAt: now + lifetime,
-                                 clientID: clientID, scopes: scopes, restrictedItemID: restrictedItemID, family: family)
+                                 clientID: clientID, scopes: scopes, restrictedItemID: restrictedItemID, family: family,
+                                 sharedLinkToken: sharedLinkToken)
         let refresh = withRefresh
             ? TokenRecord(token: Self.randomToken(length: 64), userID: userID, kind: "refresh",
                           expiresAt: now + Self.refreshTokenLifetime, clientID: clientID, scopes: scopes,

@@ -1,0 +1,35 @@
+/// Box's shared-link object (recorded `GetFileSharedLink.json` plus the spec's required
+/// `effective_access`/`effective_permission`). URLs are absolute on the boxsim a client reached:
+/// `<base>/s/<token>`, so clients parse them like `https://app.box.com/s/<token>`.
+enum SharedLinkRenderer {
+    static func json(_ link: SharedLinkRecord, item: ItemRecord, base: String) -> JSONValue {
+        let vanityURL = link.vanityName.map { base + "/v/" + $0 }
+        var downloadURL: String?
+        if !item.isFolder {
+            let parts = item.name.split(separator: ".", omittingEmptySubsequences: false)
+            downloadURL = base + "/shared/static/" + link.token + (parts.count > 1 ? "." + parts.last! : "")
+        }
+        let permissions: [(String, JSONValue)] = [
+            ("can_download", .bool(link.canDownload)), ("can_preview", .bool(true)), ("can_edit", .bool(link.canEdit)),
+        ]
+        return .object([
+            ("url", .string(base + "/s/" + link.token)),
+            ("download_url", .string(downloadURL)),
+            ("vanity_url", .string(vanityURL)),
+            ("vanity_name", .string(link.vanityName)),
+            ("effective_access", .string(link.access)),
+            ("effective_permission", .string(effectivePermission(link))),
+            ("is_password_enabled", .bool(link.password != nil)),
+            ("unshared_at", Timestamp.json(link.unsharedAt)),
+            ("download_count", .int(link.downloadCount)),
+            ("preview_count", .int(link.previewCount)),
+            ("access", .string(link.access)),
+            ("permissions", .object(permissions)),
+        ])
+    }
+
+    static func effectivePermission(_ link: SharedLinkRecord) -> String {
+        if link.canEdit { return "can_edit" }
+        return link.canDownload ? "can_download" : "can_preview"
+    }
+}
