@@ -11,10 +11,7 @@ struct FileRoutes: Sendable {
             let user = try context.requireUser()
             let file = try await lookup.file(context.parameters.get("id"), context: context, scopes: ItemScopes.read,
                                             sharedLink: (request, .read))
-            if let notModified = ConditionalRequest.notModified(request, item: file) { return notModified }
-            let fields = FieldSelection(query: request.uri.queryParameters.get("fields"))
-            let renderer = ItemRenderer(store: store, viewer: user)
-            return jsonResponse(try await renderer.render(file, fields: fields), headers: ConditionalRequest.etagHeader(file))
+            return try await ConditionalRequest.itemResponse(request, item: file, store: store, viewer: user)
         }
         group.get("files/:id/content") { request, context in
             let file = try await lookup.file(context.parameters.get("id"), context: context, scopes: ItemScopes.download,

@@ -10,10 +10,7 @@ struct FolderRoutes: Sendable {
             let user = try context.requireUser()
             let folder = try await lookup.folder(context.parameters.get("id"), context: context, scopes: ItemScopes.read,
                                                 sharedLink: (request, .read))
-            if let notModified = ConditionalRequest.notModified(request, item: folder) { return notModified }
-            let fields = FieldSelection(query: request.uri.queryParameters.get("fields"))
-            let renderer = ItemRenderer(store: store, viewer: user)
-            return jsonResponse(try await renderer.render(folder, fields: fields), headers: ConditionalRequest.etagHeader(folder))
+            return try await ConditionalRequest.itemResponse(request, item: folder, store: store, viewer: user)
         }
         group.get("folders/:id/items") { request, context in
             let user = try context.requireUser()
@@ -33,6 +30,15 @@ enum ConditionalRequest {
         let etag = String(item.etag)
         guard tags.contains(etag) || tags.contains("\"\(etag)\"") || tags.contains("*") else { return nil }
         return Response(status: .notModified, headers: etagHeader(item))
+    }
+
+    /// The answer to a GET of one item: 304 when `If-None-Match` matches, else the item with the
+    /// requested `fields` and its `ETag`.
+    static func itemResponse(_ request: Request, item: ItemRecord, store: Store, viewer: UserRecord) async throws -> Response {
+        if let notModified = notModified(request, item: item) { return notModified }
+        let fields = FieldSelection(query: request.uri.queryParameters.get("fields"))
+        let rendered = try await ItemRenderer(store: store, viewer: viewer).render(item, fields: fields)
+        return jsonResponse(rendered, headers: etagHeader(item))
     }
 
     static func etagHeader(_ item: ItemRecord) -> HTTPFields {
