@@ -9,13 +9,24 @@ struct MountCommand: AsyncParsableCommand {
         commandName: "mount",
         abstract: "Mount Box storage on a folder.",
         discussion: """
-            SOURCE is box: (your Box root), box:/path/in/box, or a shared folder's link
-            https://app.box.com/s/TOKEN (mounted read-only; -o shared_link_password_file=PATH for a password).
-            Without -f the command returns once the mount is ready and the filesystem keeps running in the
-            background; unmount with `fusermount3 -u MOUNTPOINT` (or `umount`), or stop it with SIGTERM.
-            Options (-o, comma-separated): endpoint=URL, token_file=PATH, ro, rw, allow_other, debug, uid=N, gid=N,
-            entry_timeout=S, attr_timeout=S, dir_cache_ttl=S, log_file=PATH. See docs/CONFIGURATION.md.
-            Without token_file, the token comes from the environment variable BOX_DEVELOPER_TOKEN.
+            SOURCE is box: (your Box root), box:/path/in/box, or a shared link
+            such as https://app.box.com/s/TOKEN (mounted read-only).
+
+            Without -f the command returns once the mount is ready and the
+            filesystem keeps running in the background. Unmount with
+            `fusermount3 -u MOUNTPOINT` or `umount`, or stop it with SIGTERM.
+
+            Options (-o, comma-separated; see docs/CONFIGURATION.md):
+              token_file=PATH  profile=NAME  as_user=ID  downscope[=SCOPES]
+              token_store=file|memory  shared_link_password_file=PATH
+              endpoint=URL  ro  rw  allow_other  uid=N  gid=N
+              entry_timeout=S  attr_timeout=S  dir_cache_ttl=S
+              cache_dir=PATH  cache_size=SIZE  cache=on|off  read_ahead_kb=N
+              debug  log_file=PATH
+
+            Without token_file or profile, the token comes from
+            $BOX_DEVELOPER_TOKEN, else the default profile (`boxfs login`,
+            docs/AUTH.md).
             """)
 
     @Argument(help: "box:, box:/path/in/box or a shared link https://app.box.com/s/TOKEN") var source: String

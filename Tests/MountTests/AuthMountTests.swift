@@ -28,7 +28,10 @@ final class AuthMountTests: XCTestCase {
         try? FileManager.default.removeItem(at: configDirectory)
     }
 
-    var environment: [String: String] { ["BOXFS_CONFIG_DIR": configDirectory.path, "BOX_DEVELOPER_TOKEN": ""] }
+    /// Profiles, tokens and the block cache all live in the test's temp folder, never in the real home.
+    var environment: [String: String] {
+        ["BOXFS_CONFIG_DIR": configDirectory.path, "XDG_CACHE_HOME": configDirectory.path + "/cache", "BOX_DEVELOPER_TOKEN": ""]
+    }
 
     func boxfs(_ arguments: [String], extra: [String: String] = [:]) throws -> CommandResult {
         try Shell.run([try MountFixture.locateBinary().path] + arguments,
