@@ -18,6 +18,7 @@ struct MountDaemon {
     func run() async -> Int32 {
         let readiness = ReadinessPipe.inherited()
         signal(SIGPIPE, SIG_IGN)
+        CoreDumps.disable()
         let mount: FUSEMount
         do {
             mount = try await prepare()
@@ -92,7 +93,7 @@ struct MountDaemon {
         case .path("/"):
             return try await client.folder(id: "0")
         case .sharedLink:
-            return try await SharedLinkStartup.sharedFolder(client, hasPassword: options.sharedLinkPasswordFile != nil)
+            return try await SharedLinkStartup.sharedRoot(client, hasPassword: options.sharedLinkPasswordFile != nil)
         case .path(let path):
             let item: BoxItem
             do {

@@ -25,8 +25,9 @@ enum SharedLinkStartup {
         return password
     }
 
-    /// The shared item, which must be a folder; Box's refusals become one line each.
-    static func sharedFolder(_ client: BoxClient, hasPassword: Bool) async throws -> BoxItem {
+    /// The shared item (a folder, or a file the core shows inside a folder of its own); Box's refusals
+    /// become one line each.
+    static func sharedRoot(_ client: BoxClient, hasPassword: Bool) async throws -> BoxItem {
         let item: BoxItem
         do {
             item = try await client.sharedItem()
@@ -40,10 +41,7 @@ enum SharedLinkStartup {
             throw StartupError(description: "Box refused access to the shared link (403 \(error.code ?? "forbidden")): "
                 + "its access level does not include this account")
         }
-        guard item.kind == .folder else {
-            throw StartupError(description: "the shared link is a file (\(item.name)); boxfs mounts shared folders, "
-                + "so download a shared file instead")
-        }
-        return item
+        guard item.kind != .webLink else { throw StartupError(description: "the shared link is a web link, not a file or folder") }
+        return item  // a file is shown as the only entry of the mount's folder
     }
 }

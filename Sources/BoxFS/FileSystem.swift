@@ -27,13 +27,18 @@ public final class FileSystem: Sendable {
     let invalidator = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
     let quota = Mutex<(statistics: FilesystemStatistics, fetchedAt: ContinuousClock.Instant)?>(nil)
 
-    /// - Parameter root: the Box folder (or file) mounted at the mountpoint.
+    /// The file shown when the mounted item is a single file (a shared link to a file), else nil.
+    let singleFileID: String?
+
+    /// - Parameter root: the Box folder mounted at the mountpoint, or a single file, which is then
+    ///   shown as the only entry of a folder that exists only in the mount (`SingleFileRoot`).
     public init(client: BoxClient, root: BoxItem, options: FilesystemOptions, store: BlockStore, logger: Logger) {
         self.client = client
         self.store = store
         self.options = options
         self.logger = logger
-        self.tree = Mutex(InodeTable(root: root))
+        self.singleFileID = root.kind == .file ? root.id : nil
+        self.tree = Mutex(InodeTable(root: root.kind == .file ? SingleFileRoot.folder(for: root) : root))
     }
 
     /// Registers how to invalidate the kernel's cache of an inode (its pages and attributes).
@@ -111,9 +116,10 @@ public final class FileSystem: Sendable {
             return cached.items
         }
         do {
-            let client = self.client
+            let client = self.client, singleFileID = self.singleFileID
             let items = try await listingFetches.run(folder.id) {
-                try await client.folderItems(id: folder.id).filter { $0.kind != .webLink }
+                if folder.id == SingleFileRoot.folderID, let singleFileID { return [try await client.file(id: singleFileID)] }
+                return try await client.folderItems(id: folder.id).filter { $0.kind != .webLink }
             }
             let changed = tree.withLock { $0.store(listing: items, folderID: folder.id, at: .now) }
             if !changed.isEmpty, let invalidate = invalidator.withLock({ $0 }) {

@@ -66,6 +66,14 @@ final class MountCommandTests: MountTestCase {
         try await waitUntil("the daemon exits after fusermount3 -u") { MountFixture.daemonPIDs(for: path).isEmpty }
     }
 
+    func testTheDaemonCannotLeaveACoreFileWithTokensInIt() async throws {
+        let mount = try await mountBoxSim(seed: try SeedTree.make(texts: ["a.txt": "a\n"]))
+        let pid = try XCTUnwrap(MountFixture.daemonPIDs(for: mount.mountpoint.path).first)
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+        let core = try XCTUnwrap(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
+        XCTAssertEqual(core.split(separator: " ").filter { !$0.isEmpty }.dropFirst(4).prefix(2), ["0", "0"], String(core))
+    }
+
     func testSIGTERMUnmountsCleanly() async throws {
         let mount = try await mountBoxSim(seed: try SeedTree.make(texts: ["a.txt": "a\n"]))
         let path = mount.mountpoint.path

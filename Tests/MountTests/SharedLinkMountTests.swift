@@ -115,7 +115,12 @@ final class SharedLinkMountTests: MountTestCase {
         let fileLink = try OtherUserShare.call(sim, "PUT", "/2.0/files/\(fileID)?fields=shared_link", token: share.token,
                                                json: ["shared_link": ["access": "open"]])
         let fileURL = try XCTUnwrap((fileLink["shared_link"] as? [String: Any])?["url"] as? String)
-        XCTAssertTrue(try failedMount(fileURL, options: []).contains("the shared link is a file"))
+        // A link to one file mounts as a read-only folder holding just that file.
+        let single = try MountFixture.mount(sim, source: fileURL)
+        XCTAssertEqual(try Shell.run(["ls", "-A", single.mountpoint.path]).stdout, "readme.txt\n")
+        XCTAssertEqual(FileManager.default.contents(atPath: single.path("readme.txt")), files["readme.txt"])
+        XCTAssertTrue(try Shell.bash("echo x > '\(single.path("readme.txt"))'").stderr.contains("Read-only file system"))
+        single.unmount()
 
         let mount = try MountFixture.mount(sim, source: share.url,
                                            options: ["shared_link_password_file=\(try passwordFile(Self.password))"])
