@@ -53,6 +53,13 @@ public struct BoxClient: Sendable {
             logger: logger)
     }
 
+    /// A copy that retries by `policy` (e.g. a quick, nearly retry-free probe at mount time).
+    public func withRetryPolicy(_ policy: RetryPolicy) -> BoxClient {
+        BoxClient(
+            endpoints: endpoints, sender: http, tokens: tokens, extraHeaders: extraHeaders, retryPolicy: policy,
+            logger: logger)
+    }
+
     /// The value of an extra header, e.g. `header("As-User")`.
     public func header(_ name: String) -> String? {
         extraHeaders.last { $0.0.lowercased() == name.lowercased() }?.1

@@ -51,24 +51,20 @@ struct MountDaemon {
         let endpoints = (options.endpoint ?? account.endpoint).map { BoxEndpoints(serverBase: $0) } ?? .box
         let tokens = account.tokens
         var client = BoxClient(endpoints: endpoints, http: http, tokens: tokens, logger: logger)
-        // A quick, nearly retry-free check, so a wrong endpoint or token fails the mount at once.
-        var probe = BoxClient(endpoints: endpoints, http: http, tokens: tokens, retryPolicy: .init(maxAttempts: 2, maxTotalWait: 2), logger: logger)
         let asUser = options.asUser ?? account.asUser
-        if let asUser {
-            client = client.asUser(asUser)
-            probe = probe.asUser(asUser)
-        }
+        if let asUser { client = client.asUser(asUser) }
         if case .sharedLink(let url) = source {
             guard options.downscope == nil else {
                 throw StartupError(description: "downscope cannot be combined with a shared link mount")
             }
             let password = try options.sharedLinkPasswordFile.map(SharedLinkStartup.password(file:))
             client = client.withSharedLink(url: url.absoluteString, password: password)
-            probe = probe.withSharedLink(url: url.absoluteString, password: password)
         } else if options.sharedLinkPasswordFile != nil {
             throw StartupError(
                 description: "shared_link_password_file is only for shared link sources (https://…/s/TOKEN)")
         }
+        // A quick, nearly retry-free copy, so a wrong endpoint or token fails the mount at once.
+        let probe = client.withRetryPolicy(.init(maxAttempts: 2, maxTotalWait: 2))
         let user = try await AuthStartup.checkUser(probe, asUser: asUser)
         logger.info("signed in to Box as user \(user.id) with \(account.label)")
         let root = try await resolveRoot(probe)

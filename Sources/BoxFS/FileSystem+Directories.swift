@@ -40,6 +40,6 @@ extension FileSystem {
     }
 
     public func releaseDirectory(handle: UInt64) {
-        handles.withLock { $0.close(handle) }
+        _ = handles.withLock { $0.close(handle) }
     }
 }

@@ -43,6 +43,6 @@ extension FileSystem {
     }
 
     public func releaseFile(handle: UInt64) {
-        handles.withLock { $0.close(handle) }
+        _ = handles.withLock { $0.close(handle) }
     }
 }

@@ -70,7 +70,7 @@ public final class BlockStore: Sendable {
 
     private func isAvailable(_ index: Int64, of file: RemoteFile) -> Bool {
         let key = MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)
-        let inMemory = state.withLock { $0.inFlight[key] != nil || $0.memory.get(key) != nil }
+        let inMemory = state.withLock { $0.inFlight[key] != nil || $0.memory.contains(key) }
         return inMemory || disk?.has(fileID: file.id, version: file.version, block: Int(index)) == true
     }
 

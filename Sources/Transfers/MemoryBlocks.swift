@@ -27,6 +27,9 @@ struct MemoryBlocks {
         return entry.data
     }
 
+    /// Whether the block is held, without making it more recently used.
+    func contains(_ key: Key) -> Bool { blocks[key] != nil }
+
     mutating func put(_ key: Key, _ data: Data) {
         tick += 1
         if let old = blocks.updateValue((data, tick), forKey: key) { bytes -= old.data.count }

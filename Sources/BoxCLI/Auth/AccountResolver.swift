@@ -26,8 +26,8 @@ enum AccountResolver {
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> Account {
         let directory = ConfigDirectory.current(environment)
-        if options.tokenFile != nil {
-            return Account(tokens: StaticTokenProvider(token: try TokenLoader.load(options: options)), label: "token file")
+        if let path = options.tokenFile {
+            return Account(tokens: StaticTokenProvider(token: try TokenLoader.read(file: path)), label: "token file")
         }
         if let name = options.profile {
             guard let profile = try Profile.load(name, from: directory) else {
@@ -119,8 +119,6 @@ enum AccountResolver {
     }
 
     private static func readToken(_ path: String) throws -> String {
-        var options = MountOptions()
-        options.tokenFile = path
-        return try TokenLoader.load(options: options)
+        try TokenLoader.read(file: path)
     }
 }
