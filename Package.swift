@@ -60,7 +60,7 @@ let package = Package(
         ], swiftSettings: strict),
         // The filesystem core: inodes, item tree, handles, names; no FUSE types.
         .target(name: "BoxFS", dependencies: [
-            "BoxAPI", "Transfers",
+            "BoxAPI", "Transfers", "WriteBack",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         // The libfuse3 low-level adapter: async replies, session, mount.
@@ -100,7 +100,7 @@ let package = Package(
         ], swiftSettings: strict),
         .testTarget(name: "BoxAPITests", dependencies: ["BoxAPI", "BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "WriteBackTests", dependencies: ["WriteBack", "BoxTestSupport"], swiftSettings: strict),
-        .testTarget(name: "BoxAuthTests", dependencies: ["BoxAuth", "BoxTestSupport"], swiftSettings: strict),
+        .testTarget(name: "BoxAuthTests", dependencies: ["BoxAuth", "BoxAPI", "BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "MountTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "BlockCacheTests", dependencies: ["BlockCache"], swiftSettings: strict),

@@ -6,7 +6,10 @@ struct BoxfsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "boxfs",
         abstract: "Box cloud storage as a Linux filesystem.",
-        subcommands: [MountCommand.self, UnmountCommand.self, LoginCommand.self, LogoutCommand.self, ProfileCommand.self])
+        subcommands: [
+            MountCommand.self, UnmountCommand.self, StatusCommand.self, LoginCommand.self, LogoutCommand.self,
+            ProfileCommand.self,
+        ])
 }
 
 /// `boxfs unmount MOUNTPOINT`: the same as `fusermount3 -u MOUNTPOINT`.

@@ -22,6 +22,7 @@ struct MountCommand: AsyncParsableCommand {
               endpoint=URL  ro  rw  allow_other  uid=N  gid=N
               entry_timeout=S  attr_timeout=S  dir_cache_ttl=S
               cache_dir=PATH  cache_size=SIZE  cache=on|off  read_ahead_kb=N
+              write_back_delay=S  upload_wait=S
               debug  log_file=PATH
 
             Without token_file or profile, the token comes from

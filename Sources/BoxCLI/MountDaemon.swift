@@ -20,9 +20,12 @@ struct MountDaemon {
         signal(SIGPIPE, SIG_IGN)
         CoreDumps.disable()
         let mount: FUSEMount
+        let filesystem: FileSystem
         do {
-            mount = try await prepare()
+            (mount, filesystem) = try await prepare()
             try mount.mount()
+            let resumed = try await filesystem.startWriteBack()
+            if resumed > 0 { logger.notice("finishing \(resumed) upload(s) journaled by an earlier run") }
         } catch {
             let message = StartupError.describe(error, endpoint: endpoint)
             if let readiness { readiness.fail(message) } else { FileHandle.standardError.write(Data("mount.boxfs: \(message)\n".utf8)) }
@@ -37,15 +40,22 @@ struct MountDaemon {
         logger.info("mounted \(source.fsname) on \(mountpoint)")
         let status = await serve(mount)
         logger.info("unmounted \(mountpoint)")
+        let left = await filesystem.finishUploads(timeout: .milliseconds(Int(options.uploadWait * 1000)))
+        if left > 0 {
+            logger.warning("\(left) upload(s) still pending; they stay journaled and finish at the next mount")
+        }
         return status
     }
 
     private var endpoint: String { options.endpoint ?? BoxEndpoints.box.apiBase }
 
     /// Everything that can fail before the kernel is asked for the mount: token, endpoint, source.
-    private func prepare() async throws -> FUSEMount {
+    private func prepare() async throws -> (FUSEMount, FileSystem) {
         var options = self.options
         if source.isReadOnly { options.readOnly = true }  // shared links: the kernel's `ro` flag
+        if let scopes = options.downscope, !scopes.contains(where: { $0 == "root_readwrite" || $0 == "item_upload" }) {
+            options.readOnly = true  // a token that cannot write makes a read-only mount, not failing uploads
+        }
         let http = HTTPClient()
         let account = try AccountResolver.resolve(options: options, http: http, logger: logger)
         let endpoints = (options.endpoint ?? account.endpoint).map { BoxEndpoints(serverBase: $0) } ?? .box
@@ -73,15 +83,20 @@ struct MountDaemon {
                 client, scopes: scopes, root: root, parent: tokens, http: http, asUser: asUser, logger: logger)
         }
         let filesystemOptions = FilesystemOptions(
-            uid: options.uid ?? getuid(), gid: options.gid ?? getgid(), readOnly: true,
+            uid: options.uid ?? getuid(), gid: options.gid ?? getgid(), readOnly: options.readOnly,
             directoryCacheTTL: .milliseconds(Int(options.directoryCacheTTL * 1000)),
             entryTimeout: options.entryTimeout, attributeTimeout: options.attributeTimeout)
         let store = ReadPathSetup.makeStore(
             options: options, endpoint: endpoints.apiBase, userID: user.id, client: client, logger: logger)
-        let filesystem = FileSystem(client: client, root: root, options: filesystemOptions, store: store, logger: logger)
-        return try FUSEMount(
+        let writeBack = options.readOnly ? nil : try await WriteBackSetup.make(
+            options: options, endpoint: endpoints.apiBase, userID: user.id, rootID: root.id, client: client,
+            logger: logger)
+        let filesystem = FileSystem(
+            client: client, root: root, options: filesystemOptions, store: store, writeBack: writeBack, logger: logger)
+        let mount = try FUSEMount(
             filesystem: filesystem, mountpoint: mountpoint, options: options.kernelOptions(fsname: source.fsname),
             debug: false, logger: logger)
+        return (mount, filesystem)
     }
 
     private func resolveRoot(_ client: BoxClient) async throws -> BoxItem {

@@ -31,6 +31,10 @@ public struct MountOptions: Equatable, Sendable {
     public var cacheEnabled = true
     /// Kernel read-ahead for the mount in KiB (set when running as root; 0 leaves the kernel's default).
     public var readAheadKilobytes = 1024
+    /// Seconds after the last close before a file is uploaded (a newer close restarts the wait).
+    public var writeBackDelay: Double = 2
+    /// Seconds an unmount waits for pending uploads before leaving them journaled for the next mount.
+    public var uploadWait: Double = 30
     /// Flags passed through to the kernel mount.
     public var kernelFlags: [String] = []
 
@@ -97,6 +101,8 @@ public struct MountOptions: Equatable, Sendable {
             }
             cacheSize = bytes
         case "read_ahead_kb": readAheadKilobytes = try number(Int.self)
+        case "write_back_delay": writeBackDelay = try seconds()
+        case "upload_wait": uploadWait = try seconds()
         case "cache":
             let state = try required()
             guard state == "on" || state == "off" else { throw ParseError(description: "option 'cache' is on or off") }

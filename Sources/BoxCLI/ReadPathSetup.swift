@@ -10,16 +10,11 @@ enum ReadPathSetup {
     /// Bytes of fetched-but-unread blocks kept in memory across all open files.
     static let memoryCapacity = 64 << 20
 
-    /// The cache folder is per account and server, so ids from different servers never meet:
-    /// `<cache_dir>/<sha256(endpoint + user id) prefix>`.
     static func makeStore(options: MountOptions, endpoint: String, userID: String, client: BoxClient, logger: Logger) -> BlockStore {
         var disk: BlockCache?
         if options.cacheEnabled {
-            let base = options.cacheDirectory.map { URL(fileURLWithPath: $0) } ?? defaultCacheBase()
-            let account = SHA256.hash(data: Data("\(endpoint)\n\(userID)".utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
-            let directory = base.appendingPathComponent(account)
+            let directory = CacheLocation.accountDirectory(options: options, endpoint: endpoint, userID: userID)
             do {
-                try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 disk = try BlockCache(directory: directory, capacity: options.cacheSize, logger: logger)
                 logger.info("block cache at \(directory.path), limit \(options.cacheSize) bytes")
             } catch {
@@ -33,10 +28,4 @@ enum ReadPathSetup {
         }
     }
 
-    static func defaultCacheBase() -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return URL(fileURLWithPath: xdg).appendingPathComponent("boxfs") }
-        let home = environment["HOME"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.homeDirectoryForCurrentUser
-        return home.appendingPathComponent(".cache/boxfs")
-    }
 }

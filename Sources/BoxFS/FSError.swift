@@ -1,5 +1,6 @@
 import Foundation
 import BoxAPI
+import WriteBack
 
 /// The one error the filesystem core throws: an errno for the kernel and a message for the log.
 ///
@@ -18,6 +19,8 @@ public struct FSError: Error, Sendable, CustomStringConvertible {
 
     public static func notFound(_ what: String) -> FSError { FSError(ENOENT, "\(what): no such item") }
     public static func readOnly(_ what: String) -> FSError { FSError(EROFS, "\(what): read-only filesystem") }
+    public static func exists(_ what: String) -> FSError { FSError(EEXIST, "\(what): already exists") }
+    public static func notEmpty(_ what: String) -> FSError { FSError(ENOTEMPTY, "\(what): folder not empty") }
     public static let badHandle = FSError(EBADF, "unknown file handle")
     public static func notDirectory(_ what: String) -> FSError { FSError(ENOTDIR, "\(what): not a folder") }
     public static func isDirectory(_ what: String) -> FSError { FSError(EISDIR, "\(what): is a folder") }
@@ -26,6 +29,10 @@ public struct FSError: Error, Sendable, CustomStringConvertible {
     public init(_ error: any Error, context: String) {
         if let fsError = error as? FSError {
             self = fsError
+            return
+        }
+        if let writeBack = error as? WriteBackError {
+            self = FSError(EIO, "\(context): \(writeBack)")
             return
         }
         if error is CancellationError {
@@ -37,6 +44,16 @@ public struct FSError: Error, Sendable, CustomStringConvertible {
             return
         }
         let errno: Int32
+        switch api.code {
+        case "folder_not_empty": self = FSError(ENOTEMPTY, "\(context): the folder is not empty"); return
+        case "item_name_invalid": self = FSError(EINVAL, "\(context): Box refuses the name"); return
+        case "item_name_too_long": self = FSError(ENAMETOOLONG, "\(context): the name is too long for Box"); return
+        case "cyclical_folder_structure":
+            self = FSError(EINVAL, "\(context): a folder cannot move into itself"); return
+        case "storage_limit_exceeded": self = FSError(ENOSPC, "\(context): the Box account is full"); return
+        case "file_size_limit_exceeded": self = FSError(EFBIG, "\(context): larger than the account may upload"); return
+        default: break
+        }
         switch api.status {
         case 401: errno = EACCES
         case 403: errno = api.code == "storage_limit_exceeded" ? ENOSPC : EACCES

@@ -17,32 +17,146 @@ public struct OpenedFile: Sendable {
 }
 
 extension FileSystem {
-    /// Opens a file. Writing is refused with EROFS until the write path exists.
-    public func openFile(_ inode: UInt64, mode: OpenMode, truncate: Bool) throws(FSError) -> OpenedFile {
-        guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
-        guard node.item.kind == .file else { throw .isDirectory(node.item.name) }
-        if mode != .readOnly || truncate { throw .readOnly(node.item.name) }
-        let item = node.item
-        let file = RemoteFile(id: item.id, version: item.contentVersion, size: max(item.size, 0), sha1: item.sha1)
-        let previous = openedVersions.withLock { $0.updateValue(file.version, forKey: inode) }
-        let reader = FileReader(file: file, store: store, logger: logger)
-        let handle = handles.withLock { $0.open(.file(reader)) }
-        return OpenedFile(handle: handle, keepCache: previous == file.version)
+    /// Opens a file. Reading a file with no local content reads Box lazily; opening for writing
+    /// makes a complete local copy first (nothing fetched with O_TRUNC).
+    public func openFile(_ inode: UInt64, mode: OpenMode, truncate: Bool) async throws(FSError) -> OpenedFile {
+        let item = try fileItem(inode)
+        let writable = mode != .readOnly || truncate
+        if !writable {
+            if let number = attachHandle(toItemID: item.id) {
+                return OpenedFile(handle: handles.withLock { $0.open(.local(number: number, writable: false)) }, keepCache: false)
+            }
+            let file = RemoteFile(id: item.id, version: item.contentVersion, size: max(item.size, 0), sha1: item.sha1)
+            let previous = openedVersions.withLock { $0.updateValue(file.version, forKey: inode) }
+            let reader = FileReader(file: file, store: store, logger: logger)
+            let handle = handles.withLock { $0.open(.file(reader)) }
+            return OpenedFile(handle: handle, keepCache: previous == file.version)
+        }
+        _ = try requireWriteBack(item.name)
+        let number = try await openForWriting(item, empty: truncate)
+        openedVersions.withLock { $0[inode] = nil }
+        let handle = handles.withLock { $0.open(.local(number: number, writable: true)) }
+        if truncate, item.size > 0 || locals.withLock({ $0.file(number)?.item.size ?? 0 }) > 0 {
+            try await modify(number) { staging throws(FSError) in
+                try staging.truncate(to: 0)
+                return .exactly(0)
+            }
+        }
+        return OpenedFile(handle: handle, keepCache: false)
     }
 
     /// Reads up to `length` bytes at `offset` (fewer only at the end of the file).
     public func read(handle: UInt64, offset: Int64, length: Int) async throws(FSError) -> Data {
-        guard case .file(let reader)? = handles.withLock({ $0.handle(handle) }) else { throw .badHandle }
-        do {
-            return try await reader.read(offset: offset, length: length)
-        } catch {
-            let failure = FSError(error, context: "reading file \(reader.file.id)")
-            logger.error("\(failure)")
-            throw failure
+        switch handles.withLock({ $0.handle(handle) }) {
+        case .local(let number, _):
+            guard let staging = locals.withLock({ $0.file(number)?.staging }) else { throw .badHandle }
+            return try staging.read(offset: offset, length: length)
+        case .file(let reader):
+            // Written through another handle since this one opened: the local content is the truth.
+            if let staging = locals.withLock({ $0.file(itemID: reader.file.id)?.staging }) {
+                return try staging.read(offset: offset, length: length)
+            }
+            do {
+                return try await reader.read(offset: offset, length: length)
+            } catch {
+                let failure = FSError(error, context: "reading file \(reader.file.id)")
+                logger.error("\(failure)")
+                throw failure
+            }
+        default:
+            throw .badHandle
         }
     }
 
-    public func releaseFile(handle: UInt64) {
-        _ = handles.withLock { $0.close(handle) }
+    /// Writes `data` at `offset` through a handle opened for writing; returns the bytes written.
+    public func write(handle: UInt64, offset: Int64, data: Data) async throws(FSError) -> Int {
+        guard case .local(let number, true)? = handles.withLock({ $0.handle(handle) }) else { throw .badHandle }
+        let end = offset + Int64(data.count)
+        try await checkSpace(number, growingTo: end)
+        try await modify(number) { staging throws(FSError) in
+            try staging.write(data, offset: offset)
+            return .atLeast(end)
+        }
+        return data.count
+    }
+
+    /// Makes written data durable on this machine (Box receives it after the last close).
+    public func fsync(handle: UInt64) throws(FSError) {
+        guard case .local(let number, _)? = handles.withLock({ $0.handle(handle) }) else { return }
+        try locals.withLock { $0.file(number)?.staging }?.sync()
+    }
+
+    public func releaseFile(handle: UInt64) async {
+        guard case .local(let number, let writable)? = handles.withLock({ $0.close(handle) }) else { return }
+        let file = locals.withLock { files in
+            files.update(number) { file in
+                file.handles -= 1
+                if writable { file.writers -= 1 }
+                return file
+            }
+        }
+        guard let file else { return }
+        if writable, file.writers == 0, let entryID = file.entryID, let writeBack {
+            do {
+                try file.staging.sync()
+                try await writeBack.uploader.fileClosed(entryID, contentModifiedAt: file.item.contentModifiedAt)
+            } catch {
+                logger.error("after closing \(file.item.name): \(error); the upload starts at the next mount")
+            }
+        }
+        dropIfIdle(number)
+    }
+
+    /// Counts one more handle on the local file of an item, if it has one; returns its number.
+    func attachHandle(toItemID id: String, writable: Bool = false) -> UInt64? {
+        locals.withLock { files in
+            guard let number = files.file(itemID: id)?.number else { return nil }
+            files.update(number) { file in
+                file.handles += 1
+                if writable { file.writers += 1 }
+            }
+            return number
+        }
+    }
+
+    /// A local copy of `item` with one more writer: the existing one, or a new one. A file waiting
+    /// for upload gets a new generation, so an upload already under way does not count as the last.
+    private func openForWriting(_ item: BoxItem, empty: Bool) async throws(FSError) -> UInt64 {
+        for _ in 0..<3 {
+            let number = try await localCopy(of: item, empty: empty)
+            let entryID: Int64?? = locals.withLock { files in
+                files.update(number) { file in
+                    file.handles += 1
+                    file.writers += 1
+                    return file.entryID
+                }
+            }
+            guard let entryID else { continue }  // dropped meanwhile: make it again
+            if let entryID, let writeBack {
+                do { try await writeBack.uploader.fileOpened(entryID) } catch {
+                    throw FSError(error, context: "opening \(item.name)")
+                }
+            }
+            return number
+        }
+        throw FSError(EAGAIN, "\(item.name): its local copy keeps changing")
+    }
+
+    /// Forgets a local file nobody has open once Box has its content (or it was deleted).
+    func dropIfIdle(_ number: UInt64) {
+        let dropped = locals.withLock { files -> LocalFiles.File? in
+            guard let file = files.file(number), file.handles <= 0, file.writers <= 0,
+                file.entryID == nil || file.unlinked
+            else { return nil }
+            return files.remove(number)
+        }
+        dropped?.staging.remove()
+    }
+
+    /// The Box file behind an inode, or EISDIR/ENOENT.
+    func fileItem(_ inode: UInt64) throws(FSError) -> BoxItem {
+        guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
+        guard node.item.kind == .file else { throw .isDirectory(node.item.name) }
+        return node.item
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Synchronization
 import Transfers
+import WriteBack
 
 /// The filesystem core: answers the kernel's questions in terms of Box items.
 ///
@@ -25,15 +26,28 @@ public final class FileSystem: Sendable {
     let openedVersions = Mutex<[UInt64: String]>([:])
     /// Tells the kernel to drop what it cached of an inode (set by the adapter once the session exists).
     let invalidator = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
-    let quota = Mutex<(statistics: FilesystemStatistics, fetchedAt: ContinuousClock.Instant)?>(nil)
+    /// The account as `GET /users/me` last described it (space, upload limit), and when.
+    let account = Mutex<(user: BoxUser, fetchedAt: ContinuousClock.Instant)?>(nil)
+    /// The write side (journal, uploader, local copies); nil on a read-only mount.
+    let writeBack: WriteBackContext?
+    /// Files with local content (being written or waiting for upload).
+    let locals = Mutex(LocalFiles())
+    /// One local copy per item at a time, however many open it at once.
+    let localCopies = SingleFlight<String, UInt64>()
+    /// One journal entry per local file, however many writes race to be first.
+    let journaling = SingleFlight<UInt64, Int64>()
 
     /// The file shown when the mounted item is a single file (a shared link to a file), else nil.
     let singleFileID: String?
 
     /// - Parameter root: the Box folder mounted at the mountpoint, or a single file, which is then
     ///   shown as the only entry of a folder that exists only in the mount (`SingleFileRoot`).
-    public init(client: BoxClient, root: BoxItem, options: FilesystemOptions, store: BlockStore, logger: Logger) {
+    public init(
+        client: BoxClient, root: BoxItem, options: FilesystemOptions, store: BlockStore,
+        writeBack: WriteBackContext? = nil, logger: Logger
+    ) {
         self.client = client
+        self.writeBack = options.readOnly ? nil : writeBack
         self.store = store
         self.options = options
         self.logger = logger
@@ -67,22 +81,35 @@ public final class FileSystem: Sendable {
 
     public func attributes(_ inode: UInt64) throws(FSError) -> FileAttributes {
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
-        return attributes(of: node.item, inode: inode)
+        return attributes(of: visible(node.item), inode: inode)
     }
 
-    /// Space on the account, from `GET /users/me`, cached for a minute.
+    /// The item as the kernel should see it: with its local size and times while it has local content.
+    func visible(_ item: BoxItem) -> BoxItem {
+        locals.withLock { $0.file(itemID: item.id)?.item } ?? item
+    }
+
+    /// Space on the account, from `GET /users/me` (at most a minute old).
     public func statistics() async throws(FSError) -> FilesystemStatistics {
-        let now = ContinuousClock.now
-        if let cached = quota.withLock({ $0 }), now - cached.fetchedAt < .seconds(60) { return cached.statistics }
-        let user: BoxUser
-        do { user = try await client.currentUser() } catch { throw FSError(error, context: "statfs") }
+        let user = try await currentUser(maxAge: .seconds(60))
         let blockSize: UInt64 = 4096
         let total = UInt64(max(user.spaceAmount, 0)) / blockSize
         let used = UInt64(max(user.spaceUsed, 0)) / blockSize
-        let statistics = FilesystemStatistics(
+        return FilesystemStatistics(
             blockSize: blockSize, totalBlocks: total, freeBlocks: total > used ? total - used : 0, maxNameLength: 255)
-        quota.withLock { $0 = (statistics, now) }
-        return statistics
+    }
+
+    /// The account's user, fetched again when older than `maxAge`.
+    func currentUser(maxAge: Duration) async throws(FSError) -> BoxUser {
+        let now = ContinuousClock.now
+        if let cached = account.withLock({ $0 }), now - cached.fetchedAt < maxAge { return cached.user }
+        do {
+            let user = try await client.currentUser()
+            account.withLock { $0 = (user, now) }
+            return user
+        } catch {
+            throw FSError(error, context: "reading the account's quota")
+        }
     }
 
     // MARK: Helpers shared by the operations
@@ -113,7 +140,7 @@ public final class FileSystem: Sendable {
     func listing(of folder: BoxItem, inode: UInt64) async throws(FSError) -> [BoxItem] {
         let ttl = options.directoryCacheTTL
         if let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) {
-            return cached.items
+            return locals.withLock { $0.overlay(cached.items, folderID: folder.id) }
         }
         do {
             let client = self.client, singleFileID = self.singleFileID
@@ -126,7 +153,7 @@ public final class FileSystem: Sendable {
                 // Asynchronously: the kernel may hold locks for the request being served right now.
                 Task.detached { changed.forEach(invalidate) }
             }
-            return items
+            return locals.withLock { $0.overlay(items, folderID: folder.id) }
         } catch {
             throw FSError(error, context: "listing \(folder.name)")
         }

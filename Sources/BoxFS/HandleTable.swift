@@ -12,6 +12,8 @@ struct DirectorySnapshot: Sendable {
 enum OpenHandle: Sendable {
     case directory(DirectorySnapshot)
     case file(FileReader)
+    /// A file with local content (`LocalFiles` number); `writable` when opened for writing.
+    case local(number: UInt64, writable: Bool)
 }
 
 /// Open file and folder handles by number. A value type guarded by the `FileSystem`'s mutex.

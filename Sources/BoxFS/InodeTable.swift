@@ -33,9 +33,9 @@ struct InodeTable {
 
     static let rootInode: UInt64 = 1
 
-    private(set) var nodes: [UInt64: Node] = [:]
-    private var inodeByBoxID: [String: UInt64] = [:]
-    private var listings: [String: Listing] = [:]
+    var nodes: [UInt64: Node] = [:]
+    var inodeByBoxID: [String: UInt64] = [:]
+    var listings: [String: Listing] = [:]
     private var nextInode: UInt64 = 2
 
     init(root: BoxItem) {

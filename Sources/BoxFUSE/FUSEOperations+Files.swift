@@ -14,7 +14,7 @@ extension FUSEOperations {
                 case O_RDWR: .readWrite
                 default: .readOnly
                 }
-                let opened = try fs.openFile(inode, mode: mode, truncate: flags & O_TRUNC != 0)
+                let opened = try await fs.openFile(inode, mode: mode, truncate: flags & O_TRUNC != 0)
                 boxfs_fuse_fi_set_fh(&reply, opened.handle)
                 boxfs_fuse_fi_set_keep_cache(&reply, opened.keepCache ? 1 : 0)
                 request.open(reply)
@@ -27,9 +27,13 @@ extension FUSEOperations {
             }
         }
         ops.release = { req, _, info in
-            FUSEDispatcher.from(req).filesystem.releaseFile(handle: boxfs_fuse_fi_fh(info))
-            fuse_reply_err(req, 0)
+            let handle = boxfs_fuse_fi_fh(info)
+            FUSEDispatcher.from(req).serve(req, "release") { request, fs throws(FSError) in
+                await fs.releaseFile(handle: handle)
+                request.error(0)
+            }
         }
+        // Each close(2): nothing to report here; content is journaled as it is written.
         ops.flush = { req, _, _ in fuse_reply_err(req, 0) }
     }
 
@@ -60,19 +64,5 @@ extension FUSEOperations {
             FUSEDispatcher.from(req).filesystem.releaseDirectory(handle: boxfs_fuse_fi_fh(info))
             fuse_reply_err(req, 0)
         }
-    }
-
-    /// Until the write path exists every change answers EROFS.
-    static func installWriteOperations(_ ops: inout fuse_lowlevel_ops) {
-        ops.setattr = { req, _, _, _, _ in fuse_reply_err(req, EROFS) }
-        ops.mknod = { req, _, _, _, _ in fuse_reply_err(req, EROFS) }
-        ops.mkdir = { req, _, _, _ in fuse_reply_err(req, EROFS) }
-        ops.unlink = { req, _, _ in fuse_reply_err(req, EROFS) }
-        ops.rmdir = { req, _, _ in fuse_reply_err(req, EROFS) }
-        ops.symlink = { req, _, _, _ in fuse_reply_err(req, EROFS) }
-        ops.rename = { req, _, _, _, _, _ in fuse_reply_err(req, EROFS) }
-        ops.link = { req, _, _, _ in fuse_reply_err(req, EROFS) }
-        ops.create = { req, _, _, _, _ in fuse_reply_err(req, EROFS) }
-        ops.write = { req, _, _, _, _, _ in fuse_reply_err(req, EROFS) }
     }
 }

@@ -39,6 +39,8 @@ enum FUSEOperations {
         installFileOperations(&ops)
         installDirectoryOperations(&ops)
         installWriteOperations(&ops)
+        installNamespaceOperations(&ops)
+        installAttributeOperations(&ops)
         return ops
     }
 

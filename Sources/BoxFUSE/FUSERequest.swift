@@ -45,6 +45,16 @@ final class FUSERequest: @unchecked Sendable {
         once { _ = fuse_reply_open($0, &info) }
     }
 
+    func created(_ entry: fuse_entry_param, _ info: fuse_file_info) {
+        var entry = entry, info = info
+        once { _ = fuse_reply_create($0, &entry, &info) }
+    }
+
+    func written(_ count: Int) { once { _ = fuse_reply_write($0, count) } }
+
+    /// The size of an extended attribute (a `getxattr` that asked for the size only).
+    func xattrSize(_ count: Int) { once { _ = fuse_reply_xattr($0, count) } }
+
     func buffer(_ data: Data) {
         once { request in
             _ = data.withUnsafeBytes { bytes in

@@ -8,6 +8,7 @@
 #include <fuse_lowlevel.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 
 // fuse_session_new is a macro in some libfuse versions; this always calls the function.
 static inline struct fuse_session *boxfs_fuse_session_new(struct fuse_args *args,
@@ -31,4 +32,11 @@ static inline unsigned boxfs_fuse_cap_writeback_cache(void) { return FUSE_CAP_WR
 static inline unsigned boxfs_fuse_cap_auto_inval_data(void) { return FUSE_CAP_AUTO_INVAL_DATA; }
 static inline unsigned boxfs_fuse_cap_parallel_dirops(void) { return FUSE_CAP_PARALLEL_DIROPS; }
 static inline unsigned boxfs_fuse_cap_export_support(void) { return FUSE_CAP_EXPORT_SUPPORT; }
+// setattr's to_set bits are macros; these return them as values.
+static inline int boxfs_fuse_set_attr_mode(void) { return FUSE_SET_ATTR_MODE; }
+static inline int boxfs_fuse_set_attr_uid(void) { return FUSE_SET_ATTR_UID; }
+static inline int boxfs_fuse_set_attr_gid(void) { return FUSE_SET_ATTR_GID; }
+static inline int boxfs_fuse_set_attr_size(void) { return FUSE_SET_ATTR_SIZE; }
+static inline int boxfs_fuse_set_attr_mtime(void) { return FUSE_SET_ATTR_MTIME; }
+static inline int boxfs_fuse_set_attr_mtime_now(void) { return FUSE_SET_ATTR_MTIME_NOW; }
 #endif

@@ -21,6 +21,19 @@ struct UploadAttempt: Sendable {
     let logger: Logger
 
     func run(entryID: Int64, target: UploadTarget, generation: Int64) async -> Outcome {
+        let outcome = await once(entryID: entryID, target: target, generation: generation)
+        // A rename or move on Box changes the etag but not the content: when Box still holds the
+        // version the local content was based on, send it again against the current etag.
+        guard case .failed(.changedOnBox) = outcome,
+            case .newVersion(let fileID, let parentID, let name, _, let baseSHA1?) = target,
+            let current = try? await client.file(id: fileID), current.sha1 == baseSHA1
+        else { return outcome }
+        let refreshed = UploadTarget.newVersion(
+            fileID: fileID, parentID: parentID, name: name, baseETag: current.etag, baseSHA1: baseSHA1)
+        return await once(entryID: entryID, target: refreshed, generation: generation)
+    }
+
+    private func once(entryID: Int64, target: UploadTarget, generation: Int64) async -> Outcome {
         do {
             guard let entry = try journal.entry(id: entryID) else { return .vanished }
             let size = try localSize(entry.stagingPath)

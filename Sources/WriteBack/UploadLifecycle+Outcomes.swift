@@ -7,6 +7,14 @@ extension UploadLifecycle {
     mutating func finished(_ item: BoxItem, generation uploaded: Int64, now: Double) -> [Action] {
         failures = 0
         resetConflict()
+        if let wanted = target.fileID, wanted != item.id {
+            // Retargeted while the upload ran (an editor's temp file renamed over an existing file):
+            // the content landed as a file nobody wants; it goes to the wanted file next.
+            var actions: [Action] = [.stray(item)]
+            actions += isOpen ? [] : wait(until: now)
+            if isOpen { phase = .idle }
+            return actions
+        }
         if uploaded >= generation {
             phase = .done
             return [.report(item, isFinal: true), .forget]

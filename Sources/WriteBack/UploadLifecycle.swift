@@ -71,6 +71,8 @@ public struct UploadLifecycle: Sendable, Equatable {
         case conflict(original: UploadTarget, copyName: String)
         /// Record the failure of an attempt that went to `target` (journal attempts, status, log).
         case noteFailure(UploadFailure, target: UploadTarget)
+        /// An upload landed as `item`, which the entry no longer targets: it must be deleted from Box.
+        case stray(BoxItem)
         /// Remove the entry from the journal.
         case forget
     }
@@ -143,7 +145,7 @@ public struct UploadLifecycle: Sendable, Equatable {
         }
     }
 
-    private mutating func wait(until time: Double) -> [Action] {
+    mutating func wait(until time: Double) -> [Action] {
         phase = .waiting(until: time)
         return [.wake(at: time)]
     }

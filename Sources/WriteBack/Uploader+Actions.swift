@@ -31,6 +31,9 @@ extension Uploader {
                 logger.warning(
                     "conflict: \"\(original.name)\" changed on Box; the local content goes up as \"\(copyName)\"")
                 continuation.yield(.conflict(entryID: id, original: original, copyName: copyName))
+            case .stray(let item):
+                logger.info("an upload landed at a name since replaced; removing it", metadata: ["file": "\(item.id)"])
+                continuation.yield(.stray(entryID: id, item: item))
             case .noteFailure(let failure, let target):
                 note(id, failure, name: target.name)
             case .forget:

@@ -10,6 +10,9 @@ public enum UploaderEvent: Sendable, Equatable {
     case uploaded(entryID: Int64, item: BoxItem, target: UploadTarget, stagingPath: String, isFinal: Bool)
     /// `original` changed on Box (or its name was taken): the local content goes up as `copyName`.
     case conflict(entryID: Int64, original: UploadTarget, copyName: String)
+    /// An upload landed as `item` at a target the entry no longer has (renamed over another file
+    /// while it ran): `item` should be deleted from Box; the content goes to the new target next.
+    case stray(entryID: Int64, item: BoxItem)
     /// An attempt failed; the entry stays journaled and will be retried.
     case failed(entryID: Int64, failure: UploadFailure)
 }

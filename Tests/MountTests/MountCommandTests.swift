@@ -2,7 +2,7 @@ import BoxTestSupport
 import Foundation
 import XCTest
 
-/// mount.boxfs as a user meets it: clear one-line errors, background mode, clean unmounts, EROFS.
+/// mount.boxfs as a user meets it: clear one-line errors, background mode, clean unmounts, EROFS with `ro`.
 final class MountCommandTests: MountTestCase {
     func testBadInputFailsWithOneClearLine() async throws {
         let sim = try await BoxSimProcess.start(seed: try SeedTree.make(texts: ["a.txt": "a\n"]))
@@ -34,9 +34,9 @@ final class MountCommandTests: MountTestCase {
         }
     }
 
-    func testWritesAreRefusedWithEROFS() async throws {
+    func testReadOnlyMountRefusesWritesWithEROFS() async throws {
         let seed = try SeedTree.make(texts: ["keep.txt": "unchanged\n", "dir/inner.txt": "inner\n"])
-        let mount = try await mountBoxSim(seed: seed)
+        let mount = try await mountBoxSim(seed: seed, options: ["ro"])
         let attempts = [
             "touch '\(mount.path("new.txt"))'",
             "echo more >> '\(mount.path("keep.txt"))'",

@@ -1,0 +1,131 @@
+import ArgumentParser
+import BoxFS
+import BoxFUSE
+import Foundation
+
+/// `boxfs status [MOUNTPOINT] [--json]`: uploads waiting or running, with progress, and recent
+/// errors, read from the mount's `user.boxfs.status` attribute (so no socket, and only mounts the
+/// caller can reach).
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show pending and running uploads and recent errors of boxfs mounts.")
+
+    @Argument(help: "A boxfs mountpoint (default: every boxfs mount).") var mountpoint: String?
+    @Flag(help: "Print JSON instead of text.") var json = false
+
+    func run() async throws {
+        let mountpoints = try mountpoint.map { [try Self.resolve($0)] } ?? Self.boxfsMounts()
+        var reports: [(String, StatusReport)] = []
+        for path in mountpoints {
+            do { reports.append((path, try Self.read(path))) } catch {
+                FileHandle.standardError.write(Data("boxfs status: \(path): \(error)\n".utf8))
+                if mountpoint != nil { throw ExitCode(1) }
+            }
+        }
+        if json {
+            let objects = reports.map { Self.jsonObject(mountpoint: $0.0, report: $0.1) }
+            let value: Any = mountpoint != nil ? objects.first ?? [:] : objects
+            let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        } else if reports.isEmpty {
+            print("no boxfs mounts")
+        } else {
+            for (path, report) in reports { print(StatusText.render(mountpoint: path, report: report)) }
+        }
+    }
+
+    static func resolve(_ path: String) throws -> String {
+        guard let resolved = realpath(path, nil) else {
+            throw ValidationError("\(path): \(String(cString: strerror(errno)))")
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Mountpoints of type fuse.boxfs in /proc/mounts (octal escapes such as \040 decoded).
+    static func boxfsMounts() -> [String] {
+        let table = (try? String(contentsOfFile: "/proc/mounts", encoding: .utf8)) ?? ""
+        return table.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count > 2, fields[2] == "fuse.boxfs" else { return nil }
+            return MountTable.unescape(String(fields[1]))
+        }
+    }
+
+    static func read(_ path: String) throws -> StatusReport {
+        do { return try StatusReport.decode(try StatusAttribute.read(mountpoint: path)) } catch let error as StatusAttribute.ReadError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    static func jsonObject(mountpoint: String, report: StatusReport) -> [String: Any] {
+        [
+            "mountpoint": mountpoint, "read_only": report.readOnly, "pending": report.pending,
+            "uploading": report.uploading,
+            "uploads": report.uploads.map { upload -> [String: Any] in
+                [
+                    "name": upload.name, "state": upload.state, "bytes_sent": upload.bytesSent,
+                    "bytes_total": upload.bytesTotal, "attempts": upload.attempts,
+                    "last_error": upload.lastError ?? NSNull(),
+                ]
+            },
+            "recent_errors": report.recentErrors.map { line -> [String: Any] in
+                ["date": ISO8601DateFormatter().string(from: line.date), "name": line.name, "message": line.message]
+            },
+        ]
+    }
+}
+
+/// `/proc/mounts` escapes space, tab, newline and backslash as octal (`\040`).
+enum MountTable {
+    static func unescape(_ field: String) -> String {
+        var bytes: [UInt8] = []
+        var scalars = Array(field.utf8)[...]
+        while let byte = scalars.popFirst() {
+            if byte == UInt8(ascii: "\\"), scalars.count >= 3,
+                let value = UInt8(String(decoding: scalars.prefix(3), as: UTF8.self), radix: 8)
+            {
+                bytes.append(value)
+                scalars = scalars.dropFirst(3)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// The text form of a status report.
+enum StatusText {
+    static func render(mountpoint: String, report: StatusReport) -> String {
+        var lines = ["\(mountpoint): " + summary(report)]
+        for upload in report.uploads {
+            var line = "  \(upload.state.padding(toLength: 9, withPad: " ", startingAt: 0)) \(upload.name)"
+            if upload.bytesTotal > 0 {
+                let percent = upload.bytesSent * 100 / max(upload.bytesTotal, 1)
+                line += "  \(bytes(upload.bytesSent)) of \(bytes(upload.bytesTotal)) (\(percent)%)"
+            }
+            if upload.attempts > 0 { line += "  \(upload.attempts) failed attempt(s)" }
+            if let error = upload.lastError { line += "\n      last error: \(error)" }
+            lines.append(line)
+        }
+        if !report.recentErrors.isEmpty {
+            lines.append("  recent errors:")
+            let formatter = ISO8601DateFormatter()
+            for error in report.recentErrors.suffix(10) {
+                lines.append("    \(formatter.string(from: error.date))  \(error.name): \(error.message)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func summary(_ report: StatusReport) -> String {
+        if report.readOnly { return "read-only, no uploads" }
+        if report.pending == 0 { return "all changes are on Box" }
+        return "\(report.pending) upload(s) pending, \(report.uploading) running"
+    }
+
+    private static func bytes(_ count: Int64) -> String {
+        ByteCountFormatter.string(fromByteCount: count, countStyle: .binary)
+    }
+}

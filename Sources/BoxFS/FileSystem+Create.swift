@@ -1,0 +1,94 @@
+import BoxAPI
+import Foundation
+import WriteBack
+
+extension FileSystem {
+    /// Creates an empty file `name` in folder `parent` and opens it for writing. It exists only
+    /// here (and in the journal) until its first upload, which follows the last close.
+    public func create(parent: UInt64, name: String) async throws(FSError) -> (attributes: FileAttributes, handle: UInt64) {
+        let writeBack = try requireWriteBack(name)
+        try BoxName.validate(name)
+        let folder = try folderItem(parent)
+        try await checkNameFree(name, in: folder, inode: parent)
+        let now = Date()
+        let number = locals.withLock { $0.reserveNumber() }
+        let item = BoxItem(
+            id: LocalFiles.localID(number), kind: .file, name: name, size: 0, createdAt: now, modifiedAt: now,
+            contentCreatedAt: now, contentModifiedAt: now, parentID: folder.id)
+        let staging = try StagingFile(path: writeBack.newStagingPath(), create: true)
+        do {
+            let entry = try writeBack.journal.record(
+                stagingPath: staging.path, target: .newFile(parentID: folder.id, name: name), contentModifiedAt: now)
+            try await writeBack.uploader.fileOpened(entry.id)
+            locals.withLock { files in
+                files.add(LocalFiles.File(
+                    number: number, staging: staging, item: item, base: nil, entryID: entry.id, writers: 1, handles: 1))
+            }
+        } catch {
+            staging.remove()
+            throw FSError(error, context: "creating \(name)")
+        }
+        let node = tree.withLock { $0.remember(item, parentInode: parent) }
+        let handle = handles.withLock { $0.open(.local(number: number, writable: true)) }
+        return (attributes(of: item, inode: node.inode), handle)
+    }
+
+    /// EEXIST if `name`, or a name Box counts as the same (Box ignores case), is taken in `folder`.
+    func checkNameFree(_ name: String, in folder: BoxItem, inode: UInt64, except id: String? = nil) async throws(FSError) {
+        let items = try await listing(of: folder, inode: inode)
+        if let taken = items.first(where: { BoxName.sameOnBox($0.name, name) && $0.id != id }) {
+            throw taken.name == name
+                ? .exists(name) : FSError(EEXIST, "\(name): Box ignores case and \"\(taken.name)\" exists")
+        }
+    }
+
+    /// Changes size and/or modification time (`truncate`, `ftruncate`, `utimens`). Mode and owner
+    /// changes are accepted and ignored: Box has neither, and `cp -a` / `rsync -a` must not fail.
+    public func setAttributes(
+        _ inode: UInt64, handle: UInt64?, size: Int64?, modified: Date?
+    ) async throws(FSError) -> FileAttributes {
+        guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
+        guard node.item.kind == .file, size != nil || modified != nil else { return try attributes(inode) }
+        _ = try requireWriteBack(node.item.name)
+        let item = visible(node.item)
+        if let size {
+            guard size >= 0 else { throw FSError(EINVAL, "negative size") }
+            let number = try await localNumber(for: item, handle: handle, empty: size == 0)
+            do {
+                try await checkSpace(number, growingTo: size)
+                try await modify(number, modified: modified ?? Date()) { staging throws(FSError) in
+                    try staging.truncate(to: size)
+                    return .exactly(size)
+                }
+            } catch {
+                dropIfIdle(number)  // an unused copy (maybe emptied in advance) must not shadow Box's content
+                throw error
+            }
+        } else if let modified, !sameSecond(modified, item.contentModifiedAt) || hasEntry(item) {
+            // Box keeps a file's mtime only as `content_modified_at` of a version: a new time on a
+            // file with no pending upload costs a new version with the same content.
+            let number = try await localNumber(for: item, handle: handle, empty: item.size == 0)
+            do {
+                try await modify(number, modified: modified) { _ throws(FSError) in .unchanged }
+            } catch {
+                dropIfIdle(number)
+                throw error
+            }
+        }
+        return try attributes(inode)
+    }
+
+    private func localNumber(for item: BoxItem, handle: UInt64?, empty: Bool) async throws(FSError) -> UInt64 {
+        if let handle, case .local(let number, _)? = handles.withLock({ $0.handle(handle) }) { return number }
+        return try await localCopy(of: item, empty: empty)
+    }
+
+    private func hasEntry(_ item: BoxItem) -> Bool {
+        locals.withLock { $0.file(itemID: item.id)?.entryID != nil }
+    }
+
+    private func sameSecond(_ date: Date, _ other: Date?) -> Bool {
+        guard let other else { return false }
+        return Int64(date.timeIntervalSince1970.rounded(.down)) == Int64(other.timeIntervalSince1970.rounded(.down))
+    }
+}

@@ -1,0 +1,116 @@
+import BoxAPI
+import Foundation
+import Transfers
+import WriteBack
+
+extension FileSystem {
+    /// The write side, or EROFS on a read-only mount.
+    func requireWriteBack(_ what: String) throws(FSError) -> WriteBackContext {
+        guard let writeBack else { throw .readOnly(what) }
+        return writeBack
+    }
+
+    /// The local copy of a Box file, made once however many open it at once: the whole content
+    /// fetched (through the block cache, checked against Box's SHA-1), or nothing when `empty`
+    /// (opened with O_TRUNC, truncated to zero). Returns its `LocalFiles` number.
+    func localCopy(of item: BoxItem, empty: Bool) async throws(FSError) -> UInt64 {
+        if let number = locals.withLock({ $0.file(itemID: item.id)?.number }) { return number }
+        let writeBack = try requireWriteBack(item.name)
+        do {
+            return try await localCopies.run(item.id) { [self] in
+                if let number = locals.withLock({ $0.file(itemID: item.id)?.number }) { return number }
+                let staging = try StagingFile(path: writeBack.newStagingPath(), create: true)
+                do {
+                    if !empty, item.size > 0 { try await fetch(item, into: staging) }
+                } catch {
+                    staging.remove()
+                    throw error
+                }
+                var local = item
+                if empty { local.size = 0 }
+                return locals.withLock { files in
+                    let number = files.reserveNumber()
+                    files.add(LocalFiles.File(number: number, staging: staging, item: local, base: item))
+                    return number
+                }
+            }
+        } catch {
+            throw FSError(error, context: "making a local copy of \(item.name)")
+        }
+    }
+
+    /// Copies a Box file's whole content into `staging`, in large sequential reads.
+    private func fetch(_ item: BoxItem, into staging: StagingFile) async throws {
+        let file = RemoteFile(id: item.id, version: item.contentVersion, size: item.size, sha1: item.sha1)
+        let reader = FileReader(file: file, store: store, logger: logger)
+        let chunk = 8 << 20
+        var offset: Int64 = 0
+        while offset < item.size {
+            let data = try await reader.read(offset: offset, length: chunk)
+            guard !data.isEmpty else { throw FSError(EIO, "\(item.name): Box sent fewer bytes than its size") }
+            try staging.write(data, offset: offset)
+            offset += Int64(data.count)
+        }
+    }
+
+    /// The journal entry of a local file, recorded (durably) the first time its content changes.
+    func ensureEntry(_ number: UInt64) async throws(FSError) -> Int64 {
+        if let entryID = locals.withLock({ $0.file(number)?.entryID }) { return entryID }
+        let writeBack = try requireWriteBack("file")
+        do {
+            return try await journaling.run(number) { [self] in
+                guard let file = locals.withLock({ $0.file(number) }) else { throw FSError.badHandle }
+                if let entryID = file.entryID { return entryID }
+                let entry = try writeBack.journal.record(
+                    stagingPath: file.staging.path, target: file.target, contentModifiedAt: file.item.contentModifiedAt)
+                try await writeBack.uploader.fileOpened(entry.id)
+                locals.withLock { files in files.update(number) { $0.entryID = entry.id } }
+                return entry.id
+            }
+        } catch {
+            throw FSError(error, context: "recording a change in the upload journal")
+        }
+    }
+
+    /// How a change moves the end of a file.
+    enum SizeChange {
+        case unchanged
+        /// A write: the file ends at least here (concurrent writes may each extend it).
+        case atLeast(Int64)
+        /// A truncate.
+        case exactly(Int64)
+    }
+
+    /// Changes a local file's content or times: journals it first, then applies `change`. With no writer holding the file open (a
+    /// truncate or touch by path), the uploader is told it was opened and closed, so the change
+    /// goes up after the usual delay and a running upload of older content does not count as final.
+    func modify(
+        _ number: UInt64, modified: Date = Date(), _ change: (StagingFile) throws(FSError) -> SizeChange
+    ) async throws(FSError) {
+        let writeBack = try requireWriteBack("file")
+        let entryID = try await ensureEntry(number)
+        guard let file = locals.withLock({ $0.file(number) }) else { throw .badHandle }
+        let byPath = file.writers == 0
+        do {
+            if byPath { try await writeBack.uploader.fileOpened(entryID) }
+            let sizeChange = try change(file.staging)
+            locals.withLock { files in
+                files.update(number) { file in
+                    switch sizeChange {
+                    case .unchanged: break
+                    case .atLeast(let end): file.item.size = max(file.item.size, end)
+                    case .exactly(let size): file.item.size = size
+                    }
+                    file.item.contentModifiedAt = modified
+                    file.item.modifiedAt = Date()
+                }
+            }
+            if byPath {
+                try file.staging.sync()
+                try await writeBack.uploader.fileClosed(entryID, contentModifiedAt: modified)
+            }
+        } catch {
+            throw FSError(error, context: "changing \(file.item.name)")
+        }
+    }
+}

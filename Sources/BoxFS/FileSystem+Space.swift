@@ -1,0 +1,26 @@
+import BoxAPI
+import Foundation
+
+extension FileSystem {
+    /// Refuses a write that Box would refuse at upload time, so the writer sees the error instead of
+    /// an upload failing later: past the account's upload limit is EFBIG; past its free space
+    /// (counting what is written here and not yet uploaded) is ENOSPC. Box's figures are at most
+    /// 30 seconds old; when Box cannot be asked, the write goes ahead (the upload would still be
+    /// parked, never dropped, if Box refuses it).
+    func checkSpace(_ number: UInt64, growingTo end: Int64) async throws(FSError) {
+        guard let current = locals.withLock({ $0.file(number)?.item.size }), end > current else { return }
+        let user: BoxUser
+        do { user = try await currentUser(maxAge: .seconds(30)) } catch {
+            logger.debug("quota unknown, write allowed: \(error)")
+            return
+        }
+        if let limit = user.maxUploadSize, limit > 0, end > limit {
+            throw FSError(EFBIG, "file would be \(end) bytes; this Box account may upload at most \(limit)")
+        }
+        guard user.spaceAmount > 0 else { return }
+        let pending = locals.withLock { $0.pendingBytes }
+        if user.spaceUsed + pending + (end - current) > user.spaceAmount {
+            throw FSError(ENOSPC, "the Box account is full (\(user.spaceUsed) of \(user.spaceAmount) bytes used)")
+        }
+    }
+}

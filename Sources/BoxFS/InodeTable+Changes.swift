@@ -1,0 +1,61 @@
+import BoxAPI
+
+/// Changes the mount makes itself (a new folder, an upload, a rename, a delete), applied to the
+/// cached listings and nodes at once, so the next lookup or `ls` shows them without asking Box.
+extension InodeTable {
+    /// The inode the kernel knows for a Box (or local-only) item id.
+    func inode(forItemID id: String) -> UInt64? { inodeByBoxID[id] }
+
+    /// Puts `item` into the cached listing of `folderID` (if one is cached), replacing an entry with
+    /// the same id or the same name, and refreshes its node.
+    mutating func upsert(_ item: BoxItem, inFolder folderID: String) {
+        if var listing = listings[folderID] {
+            var items = listing.items.filter { $0.id != item.id && $0.name != item.name }
+            items.append(item)
+            listing = Listing(items: items, fetchedAt: listing.fetchedAt)
+            listings[folderID] = listing
+        }
+        if let inode = inodeByBoxID[item.id] { nodes[inode]?.item = item }
+    }
+
+    /// Takes the item with `id` out of the cached listing of `folderID`.
+    mutating func removeFromListing(id: String, folderID: String) {
+        guard let listing = listings[folderID] else { return }
+        listings[folderID] = Listing(items: listing.items.filter { $0.id != id }, fetchedAt: listing.fetchedAt)
+    }
+
+    /// The item behind an inode got another id (a new file reached Box, or its local content now
+    /// belongs to another file): the inode stays, so open handles and the kernel's cache stay valid.
+    mutating func rebind(id oldID: String, to item: BoxItem) {
+        guard let inode = inodeByBoxID[oldID] else { return }
+        if oldID != item.id {
+            inodeByBoxID[oldID] = nil
+            if let other = inodeByBoxID[item.id], other != inode { nodes[other]?.item.id = Self.detachedID(other) }
+            inodeByBoxID[item.id] = inode
+        }
+        nodes[inode]?.item = item
+    }
+
+    /// The kernel may still hold the inode of an item that is gone (deleted, replaced by a rename):
+    /// it no longer stands for that id, so a later lookup of the id makes a fresh inode.
+    mutating func detach(id: String) {
+        guard let inode = inodeByBoxID.removeValue(forKey: id) else { return }
+        nodes[inode]?.item.id = Self.detachedID(inode)
+    }
+
+    /// Sets the parent of the node of `id` (after a move).
+    mutating func setParent(id: String, parentInode: UInt64) {
+        guard let inode = inodeByBoxID[id] else { return }
+        nodes[inode]?.parentInode = parentInode
+    }
+
+    private static func detachedID(_ inode: UInt64) -> String { "detached-\(inode)" }
+}
+
+extension InodeTable {
+    /// Refreshes the node of `id` (a file that exists only here: no listing holds it).
+    mutating func updateNode(id: String, item: BoxItem) {
+        guard let inode = inodeByBoxID[id] else { return }
+        nodes[inode]?.item = item
+    }
+}

@@ -1,0 +1,103 @@
+import BoxAPI
+import Foundation
+import WriteBack
+
+/// Files with local content: being written, or written and not yet on Box. A value type guarded by
+/// the `FileSystem`'s mutex; no I/O here.
+///
+/// Each has a stable local number (handles keep it), the item the kernel is shown (Box's item with
+/// the local size and times, or a made-up one for a file Box does not have yet), and its journal
+/// entry while content waits for the uploader. A local file shadows Box's listing: its folder shows
+/// it under its name whatever Box says, so what you wrote is what you see.
+struct LocalFiles {
+    struct File: Sendable {
+        let number: UInt64
+        let staging: StagingFile
+        /// What the kernel sees: size and times are the local ones.
+        var item: BoxItem
+        /// The Box version the local content started from (nil for a file new to Box).
+        var base: BoxItem?
+        var entryID: Int64?
+        var writers = 0
+        var handles = 0
+        /// Deleted, or replaced by a rename: invisible, kept only while handles are open.
+        var unlinked = false
+
+        /// Where the uploader sends it.
+        var target: UploadTarget {
+            guard let base else { return .newFile(parentID: item.parentID ?? "", name: item.name) }
+            return .newVersion(
+                fileID: base.id, parentID: item.parentID ?? "", name: item.name, baseETag: base.etag, baseSHA1: base.sha1)
+        }
+
+        var isNewToBox: Bool { base == nil }
+    }
+
+    private(set) var files: [UInt64: File] = [:]
+    private var byItemID: [String: UInt64] = [:]
+    private var byEntryID: [Int64: UInt64] = [:]
+    private var nextNumber: UInt64 = 1
+
+    /// Made-up ids of files Box does not have yet; never numeric, so never a Box id.
+    static func localID(_ number: UInt64) -> String { "local-\(number)" }
+
+    mutating func reserveNumber() -> UInt64 {
+        defer { nextNumber += 1 }
+        return nextNumber
+    }
+
+    mutating func add(_ file: File) {
+        files[file.number] = file
+        byItemID[file.item.id] = file.number
+        if let entryID = file.entryID { byEntryID[entryID] = file.number }
+    }
+
+    func file(_ number: UInt64) -> File? { files[number] }
+
+    func file(itemID: String) -> File? { byItemID[itemID].flatMap { files[$0] } }
+
+    func file(entryID: Int64) -> File? { byEntryID[entryID].flatMap { files[$0] } }
+
+    /// Changes a file and keeps the indexes right (its item id or entry may change).
+    @discardableResult
+    mutating func update<T>(_ number: UInt64, _ body: (inout File) -> T) -> T? {
+        guard var file = files[number] else { return nil }
+        let oldItemID = file.item.id, oldEntry = file.entryID, wasUnlinked = file.unlinked
+        let result = body(&file)
+        if oldItemID != file.item.id || wasUnlinked != file.unlinked {
+            if byItemID[oldItemID] == number { byItemID[oldItemID] = nil }
+            if !file.unlinked { byItemID[file.item.id] = number }
+        }
+        if oldEntry != file.entryID {
+            if let oldEntry, byEntryID[oldEntry] == number { byEntryID[oldEntry] = nil }
+            if let entryID = file.entryID { byEntryID[entryID] = number }
+        }
+        files[number] = file
+        return result
+    }
+
+    @discardableResult
+    mutating func remove(_ number: UInt64) -> File? {
+        guard let file = files.removeValue(forKey: number) else { return nil }
+        if byItemID[file.item.id] == number { byItemID[file.item.id] = nil }
+        if let entryID = file.entryID, byEntryID[entryID] == number { byEntryID[entryID] = nil }
+        return file
+    }
+
+    /// A folder's Box listing with local files laid over it: a local file replaces the Box item of the
+    /// same id or name, and files new to Box are added.
+    func overlay(_ items: [BoxItem], folderID: String) -> [BoxItem] {
+        let local = files.values.filter { !$0.unlinked && $0.item.parentID == folderID }.map(\.item)
+        guard !local.isEmpty || items.contains(where: { byItemID[$0.id] != nil }) else { return items }
+        let names = Set(local.map(\.name)), ids = Set(local.map(\.id))
+        // A Box item whose local file moved elsewhere is hidden too (it is shown where it went).
+        let kept = items.filter { !names.contains($0.name) && !ids.contains($0.id) && byItemID[$0.id] == nil }
+        return kept + local
+    }
+
+    /// Bytes written locally that Box does not have yet (for the quota check).
+    var pendingBytes: Int64 {
+        files.values.filter { $0.entryID != nil }.reduce(0) { $0 + max(0, $1.item.size - ($1.base?.size ?? 0)) }
+    }
+}
+

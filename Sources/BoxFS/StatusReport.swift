@@ -1,0 +1,65 @@
+import Foundation
+import WriteBack
+
+/// What `boxfs status` shows for one mount: the uploads waiting or running, and recent errors.
+/// The daemon serves it as JSON in the extended attribute `user.boxfs.status` of the mount's root,
+/// so the command needs no socket and sees exactly the mounts its user can see.
+public struct StatusReport: Codable, Sendable, Equatable {
+    public struct Upload: Codable, Sendable, Equatable {
+        public var name: String
+        public var state: String
+        public var bytesSent: Int64
+        public var bytesTotal: Int64
+        public var attempts: Int
+        public var lastError: String?
+    }
+
+    public struct ErrorLine: Codable, Sendable, Equatable {
+        public var date: Date
+        public var name: String
+        public var message: String
+    }
+
+    public var readOnly: Bool
+    public var pending: Int
+    public var uploading: Int
+    public var uploads: [Upload]
+    public var recentErrors: [ErrorLine]
+
+    public static let attributeName = "user.boxfs.status"
+
+    public static func decode(_ data: Data) throws -> StatusReport {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(StatusReport.self, from: data)
+    }
+
+    public func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(self)) ?? Data("{}".utf8)
+    }
+}
+
+extension FileSystem {
+    public func statusReport() async -> StatusReport {
+        guard let writeBack else {
+            return StatusReport(readOnly: true, pending: 0, uploading: 0, uploads: [], recentErrors: [])
+        }
+        let status = await writeBack.uploader.status()
+        let uploads = status.entries.map {
+            StatusReport.Upload(
+                name: $0.target.name, state: $0.state, bytesSent: $0.bytesSent, bytesTotal: $0.bytesTotal,
+                attempts: $0.attempts, lastError: $0.lastError)
+        }
+        let errors = status.recentErrors.map {
+            StatusReport.ErrorLine(date: $0.date, name: $0.name, message: $0.failure.summary)
+        }
+        return StatusReport(
+            readOnly: false, pending: status.pendingCount, uploading: status.runningCount, uploads: uploads,
+            recentErrors: errors)
+    }
+}

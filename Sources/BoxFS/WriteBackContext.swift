@@ -1,0 +1,23 @@
+import Foundation
+import WriteBack
+
+/// What a read-write mount needs to keep written content safe until Box has it: the journal (the
+/// durable list of dirty files), the uploader that sends them, and the folder of local copies.
+/// The CLI builds it (it owns the paths and the lock that keeps two daemons off one journal).
+public struct WriteBackContext: Sendable {
+    public let journal: UploadJournal
+    public let uploader: Uploader
+    /// Where staging files are made; on the same filesystem as the journal.
+    public let stagingDirectory: URL
+
+    public init(journal: UploadJournal, uploader: Uploader, stagingDirectory: URL) {
+        self.journal = journal
+        self.uploader = uploader
+        self.stagingDirectory = stagingDirectory
+    }
+
+    /// A new, unique staging file path.
+    func newStagingPath() -> String {
+        stagingDirectory.appendingPathComponent(UUID().uuidString).path
+    }
+}
