@@ -1,13 +1,62 @@
+import Foundation
 import Logging
 
 enum Logging {
-    /// Sets up swift-log once: stderr, info level (debug with `-o debug`).
+    /// Sets up swift-log once, info level (debug with `-o debug`): to stderr, or to syslog when
+    /// stderr goes nowhere (a background mount without `log_file`), so that what a daemon has to
+    /// say — uploads left pending at unmount, conflicts, failures — reaches the system journal.
     static func bootstrapped(debug: Bool) -> Logger {
+        let toSyslog = stderrIsDevNull()
+        if toSyslog { openlog("boxfs", LOG_PID, LOG_DAEMON) }
         LoggingSystem.bootstrap { label in
+            if toSyslog {
+                var handler = SyslogLogHandler(label: label)
+                handler.logLevel = debug ? .debug : .info
+                return handler
+            }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = debug ? .debug : .info
             return handler
         }
         return Logger(label: "boxfs")
+    }
+
+    private static func stderrIsDevNull() -> Bool {
+        var err = stat(), null = stat()
+        guard fstat(2, &err) == 0, stat("/dev/null", &null) == 0 else { return false }
+        return err.st_mode & S_IFMT == S_IFCHR && err.st_rdev == null.st_rdev
+    }
+}
+
+/// A swift-log handler that writes each message to syslog(3).
+struct SyslogLogHandler: LogHandler {
+    let label: String
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
+        file: String, function: String, line: UInt
+    ) {
+        let merged = metadata.merging(extra ?? [:]) { $1 }
+        let details = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
+        let text = "[\(source)] \(message)\(details)"
+        withVaList([text]) { vsyslog(Self.priority(level), "%s", $0) }
+    }
+
+    private static func priority(_ level: Logger.Level) -> Int32 {
+        switch level {
+        case .trace, .debug: LOG_DEBUG
+        case .info: LOG_INFO
+        case .notice: LOG_NOTICE
+        case .warning: LOG_WARNING
+        case .error: LOG_ERR
+        case .critical: LOG_CRIT
+        }
     }
 }

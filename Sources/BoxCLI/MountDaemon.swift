@@ -19,13 +19,16 @@ struct MountDaemon {
         let readiness = ReadinessPipe.inherited()
         signal(SIGPIPE, SIG_IGN)
         CoreDumps.disable()
+        var endpoint = options.endpoint ?? BoxEndpoints.box.apiBase
         let mount: FUSEMount
         let filesystem: FileSystem
+        let stateLock: StateLock?
         do {
-            (mount, filesystem) = try await prepare()
-            try mount.mount()
+            (mount, filesystem, stateLock) = try await prepare(reportingEndpoint: &endpoint)
             let resumed = try await filesystem.startWriteBack()
             if resumed > 0 { logger.notice("finishing \(resumed) upload(s) journaled by an earlier run") }
+            try mount.mount()
+            stateLock?.say("mounted \(mountpoint)")
         } catch {
             let message = StartupError.describe(error, endpoint: endpoint)
             if let readiness { readiness.fail(message) } else { FileHandle.standardError.write(Data("mount.boxfs: \(message)\n".utf8)) }
@@ -40,6 +43,7 @@ struct MountDaemon {
         logger.info("mounted \(source.fsname) on \(mountpoint)")
         let status = await serve(mount)
         logger.info("unmounted \(mountpoint)")
+        stateLock?.say("finishing")
         let left = await filesystem.finishUploads(timeout: .milliseconds(Int(options.uploadWait * 1000)))
         if left > 0 {
             logger.warning("\(left) upload(s) still pending; they stay journaled and finish at the next mount")
@@ -47,10 +51,10 @@ struct MountDaemon {
         return status
     }
 
-    private var endpoint: String { options.endpoint ?? BoxEndpoints.box.apiBase }
-
     /// Everything that can fail before the kernel is asked for the mount: token, endpoint, source.
-    private func prepare() async throws -> (FUSEMount, FileSystem) {
+    /// `endpoint` becomes the API base the mount talks to as soon as the account has chosen it (the
+    /// `-o endpoint` option, else the profile's), so a failure message names the server really tried.
+    private func prepare(reportingEndpoint endpoint: inout String) async throws -> (FUSEMount, FileSystem, StateLock?) {
         var options = self.options
         if source.isReadOnly { options.readOnly = true }  // shared links: the kernel's `ro` flag
         if let scopes = options.downscope, !scopes.contains(where: { $0 == "root_readwrite" || $0 == "item_upload" }) {
@@ -59,6 +63,7 @@ struct MountDaemon {
         let http = HTTPClient()
         let account = try AccountResolver.resolve(options: options, http: http, logger: logger)
         let endpoints = (options.endpoint ?? account.endpoint).map { BoxEndpoints(serverBase: $0) } ?? .box
+        endpoint = endpoints.apiBase
         let tokens = account.tokens
         var client = BoxClient(endpoints: endpoints, http: http, tokens: tokens, logger: logger)
         let asUser = options.asUser ?? account.asUser
@@ -75,7 +80,8 @@ struct MountDaemon {
         }
         // A quick, nearly retry-free copy, so a wrong endpoint or token fails the mount at once.
         let probe = client.withRetryPolicy(.init(maxAttempts: 2, maxTotalWait: 2))
-        let user = try await AuthStartup.checkUser(probe, asUser: asUser)
+        let user = try await AuthStartup.checkUser(
+            probe, asUser: asUser, rejectedTokenAdvice: account.rejectedTokenAdvice)
         logger.info("signed in to Box as user \(user.id) with \(account.label)")
         let root = try await resolveRoot(probe)
         if let scopes = options.downscope {
@@ -88,15 +94,19 @@ struct MountDaemon {
             entryTimeout: options.entryTimeout, attributeTimeout: options.attributeTimeout)
         let store = ReadPathSetup.makeStore(
             options: options, endpoint: endpoints.apiBase, userID: user.id, client: client, logger: logger)
-        let writeBack = options.readOnly ? nil : try await WriteBackSetup.make(
-            options: options, endpoint: endpoints.apiBase, userID: user.id, rootID: root.id, client: client,
-            logger: logger)
+        var writeBack: WriteBackContext?
+        var stateLock: StateLock?
+        if !options.readOnly {
+            (writeBack, stateLock) = try await WriteBackSetup.make(
+                options: options, endpoint: endpoints.apiBase, userID: user.id, rootID: root.id, client: client,
+                logger: logger)
+        }
         let filesystem = FileSystem(
             client: client, root: root, options: filesystemOptions, store: store, writeBack: writeBack, logger: logger)
         let mount = try FUSEMount(
             filesystem: filesystem, mountpoint: mountpoint, options: options.kernelOptions(fsname: source.fsname),
             debug: false, logger: logger)
-        return (mount, filesystem)
+        return (mount, filesystem, stateLock)
     }
 
     private func resolveRoot(_ client: BoxClient) async throws -> BoxItem {

@@ -115,8 +115,8 @@ public struct MountOptions: Equatable, Sendable {
             asUser = id
         case "token_store":
             let kind = try required()
-            guard ["file", "memory"].contains(kind) else {
-                throw ParseError(description: "option 'token_store': '\(kind)' is not file or memory")
+            guard TokenStoreChoice.names.contains(kind) else {
+                throw ParseError(description: "option 'token_store': '\(kind)' is not one of \(TokenStoreChoice.names.joined(separator: ", "))")
             }
             tokenStore = kind
         case "downscope":

@@ -11,7 +11,7 @@ import WriteBack
 enum WriteBackSetup {
     static func make(
         options: MountOptions, endpoint: String, userID: String, rootID: String, client: BoxClient, logger: Logger
-    ) async throws -> WriteBackContext {
+    ) async throws -> (WriteBackContext, StateLock) {
         let account = CacheLocation.accountDirectory(options: options, endpoint: endpoint, userID: userID)
         let directory = account.appendingPathComponent("writeback-\(rootID)")
         let staging = directory.appendingPathComponent("staging")
@@ -21,18 +21,28 @@ enum WriteBackSetup {
         } catch {
             throw StartupError(description: "cannot create the write-back folder \(directory.path): \(error.localizedDescription)")
         }
-        try await StateLock.acquire(in: directory, waitingUpTo: options.uploadWait + 10, logger: logger)
+        let lock = try await StateLock.acquire(in: directory, waitingUpTo: options.uploadWait + 10, logger: logger)
         let journal = try UploadJournal(directory: directory)
         let configuration = UploaderConfiguration(writeBackDelay: options.writeBackDelay)
         let uploader = Uploader(journal: journal, client: client, configuration: configuration, logger: logger)
-        return WriteBackContext(journal: journal, uploader: uploader, stagingDirectory: staging)
+        return (WriteBackContext(journal: journal, uploader: uploader, stagingDirectory: staging), lock)
     }
 }
 
 /// An exclusive `flock` on `DIR/lock`, held for the life of the process (the kernel releases it
-/// when the process ends, however it ends).
-enum StateLock {
-    static func acquire(in directory: URL, waitingUpTo seconds: Double, logger: Logger) async throws {
+/// when the process ends, however it ends). The file says who holds it and why, so the next mount
+/// can tell a second mount of the same folder (refused at once) from a daemon that is unmounted
+/// and finishing its uploads (waited for).
+final class StateLock: Sendable {
+    private let descriptor: Int32
+    let path: String
+
+    private init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    static func acquire(in directory: URL, waitingUpTo seconds: Double, logger: Logger) async throws -> StateLock {
         let path = directory.appendingPathComponent("lock").path
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
@@ -41,23 +51,38 @@ enum StateLock {
         let deadline = Date().addingTimeInterval(seconds)
         var warned = false
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let holder = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            let holder = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
+                .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ", maxSplits: 2).map(String.init)
+            let pid = holder.first ?? "?"
+            if holder.count > 2, holder[1] == "mounted" {
+                close(descriptor)
+                throw StartupError(description: """
+                    this Box folder is already mounted read-write at \(holder[2]) (pid \(pid)) with the same \
+                    cache_dir; unmount it, mount with -o ro, or give this mount another cache_dir
+                    """)
+            }
             guard Date() < deadline else {
                 close(descriptor)
                 throw StartupError(description: """
-                    another boxfs process (pid \(holder ?? "?")) is using \(directory.path); \
-                    unmount that mount or let it finish its uploads first
+                    boxfs process \(pid) is still finishing uploads from \(directory.path); try again later
                     """)
             }
             if !warned {
-                logger.notice("waiting for boxfs process \(holder ?? "?") to finish its uploads")
+                logger.notice("waiting for boxfs process \(pid) to finish its uploads")
                 warned = true
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        ftruncate(descriptor, 0)
-        let pid = "\(getpid())\n"
-        _ = pid.withCString { write(descriptor, $0, strlen($0)) }
-        // The descriptor stays open on purpose: closing it would release the lock.
+        let lock = StateLock(descriptor: descriptor, path: path)
+        lock.say("starting")
+        return lock
     }
+
+    /// Records what this process is doing: `mounted MOUNTPOINT`, `finishing`.
+    func say(_ state: String) {
+        let line = "\(getpid()) \(state)\n"
+        ftruncate(descriptor, 0)
+        _ = line.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+    }
+    // The descriptor is never closed: closing it would release the lock before the process ends.
 }

@@ -5,12 +5,12 @@ extension FileSystem {
     /// Refuses a write that Box would refuse at upload time, so the writer sees the error instead of
     /// an upload failing later: past the account's upload limit is EFBIG; past its free space
     /// (counting what is written here and not yet uploaded) is ENOSPC. Box's figures are at most
-    /// 30 seconds old; when Box cannot be asked, the write goes ahead (the upload would still be
+    /// 10 seconds old; when Box cannot be asked, the write goes ahead (the upload would still be
     /// parked, never dropped, if Box refuses it).
     func checkSpace(_ number: UInt64, growingTo end: Int64) async throws(FSError) {
         guard let current = locals.withLock({ $0.file(number)?.item.size }), end > current else { return }
         let user: BoxUser
-        do { user = try await currentUser(maxAge: .seconds(30)) } catch {
+        do { user = try await currentUser(maxAge: .seconds(10)) } catch {
             logger.debug("quota unknown, write allowed: \(error)")
             return
         }

@@ -32,6 +32,41 @@ final class FileTokenStoreTests: XCTestCase {
         XCTAssertNil(cleared)
     }
 
+    /// A file someone left readable (0644) is replaced by a new 0600 file, not rewritten in place.
+    func testAnExistingReadableFileIsReplacedByAPrivateOne() async throws {
+        let path = directory.appendingPathComponent("tokens/b.json").path
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(
+            atPath: path, contents: Data("{}".utf8), attributes: [.posixPermissions: 0o644]))
+        let before = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber
+        try await FileTokenStore(path: path).write(TokenInfo(accessToken: "B", expiresIn: 60))
+        let after = try FileManager.default.attributesOfItem(atPath: path)
+        XCTAssertEqual((after[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        XCTAssertNotEqual(after[.systemFileNumber] as? NSNumber, before, "a new file was renamed over the old one")
+    }
+
+    /// Readers running while tokens are written only ever see a whole token, old or new.
+    func testReadersNeverSeeAHalfWrittenFile() async throws {
+        let path = directory.appendingPathComponent("c.json").path
+        let padding = String(repeating: "p", count: 256 * 1024)  // large, so a torn write would be visible
+        try await FileTokenStore(path: path).write(TokenInfo(accessToken: "0-" + padding, expiresIn: 60))
+        let reader = Task.detached { () -> Int in
+            let store = FileTokenStore(path: path)
+            var reads = 0
+            while true {
+                let token = try await store.read()  // throws "damaged" on a torn file
+                guard let token, token.accessToken.hasSuffix(padding) else { throw AuthError(.store, "torn read") }
+                reads += 1
+                if token.accessToken.hasPrefix("60-") { return reads }
+            }
+        }
+        let writer = FileTokenStore(path: path)
+        for round in 1...60 { try await writer.write(TokenInfo(accessToken: "\(round)-" + padding, expiresIn: 60)) }
+        let reads = try await reader.value
+        XCTAssertGreaterThan(reads, 1)
+    }
+
     /// Two authenticators (as two mounts would) with their own store objects on one file: each refresh
     /// spends the newest refresh token exactly once, and the other side adopts the result.
     func testTwoAuthenticatorsSharingAFileAdoptInsteadOfRefreshing() async throws {

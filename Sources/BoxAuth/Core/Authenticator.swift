@@ -65,13 +65,31 @@ public actor Authenticator: AccessTokenProvider {
     /// Refreshes started so far (for tests and `boxfs status`).
     public var refreshCount: Int { state.refreshCount }
 
-    /// Revokes the current token at Box (when there is one) and clears the store.
+    /// Revokes the tokens at Box and clears the store (`boxfs logout`).
+    ///
+    /// Runs under the store's exclusive access, after re-reading it: a mount refreshing at the same
+    /// moment then either finishes first (and the token it wrote is the one revoked) or runs after
+    /// (and finds the store empty), so no fresh token outlives the logout on disk.
     public func revoke() async throws {
-        var token = state.credential
-        if token == nil { token = try await store?.read() }
-        if let token { try await source.revoke(token) }
-        try await store?.clear()
+        let source = self.source
+        let held = state.credential
+        if let store {
+            try await store.withExclusiveAccess {
+                let stored = try await store.read()
+                for token in Self.distinct(stored, held) { try await source.revoke(token) }
+                try await store.clear()
+            }
+        } else if let held {
+            try await source.revoke(held)
+        }
         state.replaceCredential(nil)
+    }
+
+    /// The stored token first (its refresh token is the newest), then ours if it is another one.
+    private static func distinct(_ stored: TokenInfo?, _ held: TokenInfo?) -> [TokenInfo] {
+        guard let stored else { return held.map { [$0] } ?? [] }
+        guard let held, held.accessToken != stored.accessToken else { return [stored] }
+        return [stored, held]
     }
 
     private func newWaiter() -> Int {

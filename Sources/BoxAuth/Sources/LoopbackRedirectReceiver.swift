@@ -40,18 +40,21 @@ public final class LoopbackRedirectReceiver: Sendable {
 
     public var redirectURI: String { "http://127.0.0.1:\(port)\(path)" }
 
-    /// Waits (up to `timeout` seconds) for the redirect and returns its query parameters.
-    public func waitForRedirect(timeout: Double) async throws -> [String: String] {
+    /// Waits (up to `timeout` seconds) for the redirect and returns its query parameters. The caller
+    /// checks `state`; passing it as `expectedState` only makes the browser's page tell the truth.
+    public func waitForRedirect(timeout: Double, expectedState: String? = nil) async throws -> [String: String] {
         let fd = socketFD
         let path = self.path
         return try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result { try Self.serve(fd: fd, path: path, timeout: timeout) })
+                continuation.resume(with: Result {
+                    try Self.serve(fd: fd, path: path, expectedState: expectedState, timeout: timeout)
+                })
             }
         }
     }
 
-    private static func serve(fd: Int32, path: String, timeout: Double) throws -> [String: String] {
+    private static func serve(fd: Int32, path: String, expectedState: String?, timeout: Double) throws -> [String: String] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let remaining = deadline.timeIntervalSinceNow
@@ -68,10 +71,12 @@ public final class LoopbackRedirectReceiver: Sendable {
                 continue
             }
             let query = parts.count > 1 ? FormEncoding.decode(String(parts[1])) : [:]
-            let ok = query["code"] != nil
+            let stateMatches = expectedState == nil || query["state"] == expectedState
+            let ok = query["code"] != nil && stateMatches
+            let problem = query["error"] ?? (stateMatches ? "no authorization code" : "state mismatch")
             reply(client, status: ok ? "200 OK" : "400 Bad Request",
                   body: ok ? "boxfs is signed in to Box. You can close this window."
-                           : "Sign-in failed: \(safe(query["error"] ?? "no authorization code")). See the terminal.")
+                           : "Sign-in failed: \(safe(problem)). See the terminal.")
             return query
         }
     }

@@ -8,7 +8,8 @@
 ///   another) runs its own `body`. The `Authenticator` refreshes inside it after re-reading the
 ///   store, because Box refresh tokens are single-use: two mounts sharing an account must never spend
 ///   the same refresh token. A store only ever used by one process may run `body` directly.
-/// Then choose it in `ProfileTokenStoreFactory` (BoxCLI) under a new `token_store = NAME`.
+/// A store must never log or print a token. Then register it under a `token_store` name in
+/// `TokenStoreChoice` (Sources/BoxCLI/Auth/TokenStoreChoice.swift); docs/AUTH.md walks through it.
 public protocol TokenStore: Sendable {
     func read() async throws -> TokenInfo?
     func write(_ token: TokenInfo) async throws

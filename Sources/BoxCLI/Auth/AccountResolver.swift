@@ -3,18 +3,6 @@ import CurlHTTP
 import Foundation
 import Logging
 
-/// The account a mount (or `boxfs logout`) uses, and how its tokens are obtained.
-struct Account: Sendable {
-    var tokens: any AccessTokenProvider
-    /// The authenticator behind `tokens`, when there is one (revoke, token exchange).
-    var authenticator: Authenticator?
-    /// The server base from the profile (an `-o endpoint=` option wins over it).
-    var endpoint: String?
-    var asUser: String?
-    /// For messages: `profile 'work' (oauth)` or `developer token`.
-    var label: String
-}
-
 /// Picks the token source of a mount, in this order:
 /// 1. `-o token_file=PATH` (a developer token, as before profiles existed);
 /// 2. `-o profile=NAME`;
@@ -27,7 +15,7 @@ enum AccountResolver {
     ) throws -> Account {
         let directory = ConfigDirectory.current(environment)
         if let path = options.tokenFile {
-            return Account(tokens: StaticTokenProvider(token: try TokenLoader.read(file: path)), label: "token file")
+            return developerToken(try TokenLoader.read(file: path), label: "token file")
         }
         if let name = options.profile {
             guard let profile = try Profile.load(name, from: directory) else {
@@ -40,7 +28,7 @@ enum AccountResolver {
         if let token = environment[TokenLoader.environmentKey]?.trimmingCharacters(in: .whitespacesAndNewlines),
             !token.isEmpty
         {
-            return Account(tokens: StaticTokenProvider(token: token), label: "developer token")
+            return developerToken(token, label: "developer token")
         }
         let name = ConfigDirectory.defaultProfileName(environment)
         if let profile = try Profile.load(name, from: directory) {
@@ -60,7 +48,15 @@ enum AccountResolver {
             logger: logger)
         return Account(
             tokens: authenticator, authenticator: authenticator, endpoint: profile.endpoint, asUser: profile.asUser,
-            label: "profile '\(profile.name)' (\(profile.auth.rawValue))")
+            label: "profile '\(profile.name)' (\(profile.auth.rawValue))",
+            rejectedTokenAdvice: Account.rejectedTokenAdvice(for: profile))
+    }
+
+    /// A developer token from `-o token_file` or the environment: never refreshed, and a running mount
+    /// logs why when Box rejects it.
+    private static func developerToken(_ token: String, label: String) -> Account {
+        Account(
+            tokens: Authenticator.fixed(token), label: label, rejectedTokenAdvice: Account.developerTokenAdvice)
     }
 
     static func authenticator(
@@ -68,17 +64,14 @@ enum AccountResolver {
         logger: Logger
     ) throws -> Authenticator {
         let tokenEndpoint = TokenEndpoint(apiBase: endpoint ?? "https://api.box.com", http: http)
-        let storeName = storeKind ?? profile.tokenStore ?? "file"
-        let store: any TokenStore
-        switch storeName {
-        case "file": store = FileTokenStore(path: directory.tokenPath(profile.name))
-        case "memory": store = MemoryTokenStore()
-        default: throw StartupError(description: "unknown token store '\(storeName)' (file or memory)")
-        }
+        let storeName = storeKind ?? profile.tokenStore ?? TokenStoreChoice.defaultName
+        let store = try TokenStoreChoice.make(storeName, profile: profile.name, directory: directory)
         switch profile.auth {
         case .oauth:
-            guard storeName == "file" else {
-                throw StartupError(description: "an OAuth2 profile needs token_store=file (its refresh token is single-use)")
+            guard TokenStoreChoice.isPersistent(storeName) else {
+                throw StartupError(
+                    description: "an OAuth2 profile needs a token store that outlives the mount, such as "
+                        + "token_store=file (its refresh token is single-use)")
             }
             let source = OAuth2Source(
                 endpoint: tokenEndpoint, clientID: try profile.require(profile.clientID, "client_id"),

@@ -6,10 +6,18 @@ import Logging
 /// The auth steps of a mount's start-up that can fail with a clear line: the account check (with
 /// As-User) and the token exchange of a downscoped mount.
 enum AuthStartup {
-    /// `GET /users/me`; a refused `As-User` (403) becomes a message that says so.
-    static func checkUser(_ probe: BoxClient, asUser: String?) async throws -> BoxUser {
+    /// `GET /users/me`; a refused `As-User` (403) becomes a message that says so, and a token Box
+    /// rejects (401, no other token to be had) one ending in `rejectedTokenAdvice` (`Account`'s: what to do
+    /// for that kind of sign-in).
+    static func checkUser(
+        _ probe: BoxClient, asUser: String?, rejectedTokenAdvice: String? = nil
+    ) async throws -> BoxUser {
         do {
             return try await probe.currentUser()
+        } catch let error as BoxAPIError where error.kind == .unauthorized && rejectedTokenAdvice != nil {
+            throw StartupError(
+                description: "Box rejected the access token (401 \(error.authError ?? "unauthorized")): "
+                    + (rejectedTokenAdvice ?? ""))
         } catch let error as BoxAPIError where error.kind == .forbidden && asUser != nil {
             throw StartupError(
                 description: "Box refused to act as user \(asUser ?? "") (403 \(error.authError ?? error.code ?? "forbidden")): "

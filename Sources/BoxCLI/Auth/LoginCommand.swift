@@ -42,6 +42,11 @@ struct LoginCommand: AsyncParsableCommand {
         guard let clientID = clientId ?? saved.clientID else { throw StartupError(description: "--client-id is required") }
         saved.clientID = clientID
         saved.clientSecret = try SecretInput.clientSecret(file: clientSecretFile, existing: saved.clientSecret)
+        let storeName = saved.tokenStore ?? TokenStoreChoice.defaultName
+        guard TokenStoreChoice.isPersistent(storeName) else {
+            throw StartupError(description: "token_store = \(storeName) forgets the refresh token; OAuth2 needs e.g. file")
+        }
+        let store = try TokenStoreChoice.make(storeName, profile: profile, directory: directory)
 
         let http = HTTPClient()
         let apiBase = saved.endpoint ?? BoxEndpoints.box.apiBase
@@ -56,7 +61,7 @@ struct LoginCommand: AsyncParsableCommand {
         print("Open this page in a browser to let boxfs use your Box account:\n\n  \(url)\n")
         print("Waiting for Box to redirect to \(receiver.redirectURI) ...")
         let browser = try openBrowser(url)
-        let query = try await receiver.waitForRedirect(timeout: timeout)
+        let query = try await receiver.waitForRedirect(timeout: timeout, expectedState: state)
         browser?.waitUntilExit()
         guard query["state"] == state else {
             throw AuthError(.authorization, "the redirect did not carry the state boxfs sent; sign-in aborted")
@@ -66,7 +71,7 @@ struct LoginCommand: AsyncParsableCommand {
         }
         guard let code = query["code"] else { throw AuthError(.authorization, "the redirect carried no code") }
         let token = try await source.exchange(code: code, redirectURI: receiver.redirectURI)
-        try await FileTokenStore(path: directory.tokenPath(profile)).write(token)
+        try await store.write(token)
         try saved.save(to: directory)
 
         let client = BoxClient(

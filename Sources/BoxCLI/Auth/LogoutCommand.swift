@@ -20,7 +20,7 @@ struct LogoutCommand: AsyncParsableCommand {
             }
             if saved.auth != .developer && saved.auth != .delegated {
                 let authenticator = try AccountResolver.authenticator(
-                    for: saved, endpoint: saved.endpoint, storeKind: "file", directory: directory, http: HTTPClient(),
+                    for: saved, endpoint: saved.endpoint, storeKind: nil, directory: directory, http: HTTPClient(),
                     logger: Logger(label: "boxfs.auth"))
                 try await authenticator.revoke()
             }

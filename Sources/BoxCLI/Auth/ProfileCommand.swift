@@ -36,7 +36,8 @@ struct ProfileCommand: AsyncParsableCommand {
             do {
                 try await add()
             } catch {
-                FileHandle.standardError.write(Data("boxfs profile add: \(error)\n".utf8))
+                let message = StartupError.describe(error, endpoint: endpoint ?? BoxEndpoints.box.apiBase)
+                FileHandle.standardError.write(Data("boxfs profile add: \(message)\n".utf8))
                 throw ExitCode(1)
             }
         }
@@ -63,15 +64,23 @@ struct ProfileCommand: AsyncParsableCommand {
                 let http = HTTPClient()
                 let authenticator = try AccountResolver.authenticator(
                     for: profile, endpoint: endpoint, storeKind: nil, directory: directory, http: http,
-                    logger: Logger(label: "boxfs.auth"))
+                    logger: Self.quietLogger)
                 var client = BoxClient(
                     endpoints: endpoint.map { BoxEndpoints(serverBase: $0) } ?? .box, http: http, tokens: authenticator)
                 if let asUser { client = client.asUser(asUser) }
-                let user = try await AuthStartup.checkUser(client, asUser: asUser)
+                let user = try await AuthStartup.checkUser(
+                    client, asUser: asUser, rejectedTokenAdvice: Account.rejectedTokenAdvice(for: profile))
                 print("Box accepted profile '\(name)': user \(user.name) (\(user.id)).")
             }
             try profile.save(to: directory)
             print("Saved profile '\(name)' in \(directory.profilePath(name)).")
+        }
+
+        /// The check's failure is the one line printed; the authenticator's own warnings would repeat it.
+        private static var quietLogger: Logger {
+            var logger = Logger(label: "boxfs.auth")
+            logger.logLevel = .critical
+            return logger
         }
 
         private static func absolute(_ path: String) -> String {
