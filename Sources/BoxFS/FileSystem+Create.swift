@@ -56,7 +56,7 @@ extension FileSystem {
             let number = try await localNumber(for: item, handle: handle, empty: size == 0)
             do {
                 try await checkSpace(number, growingTo: size)
-                try await modify(number, modified: modified ?? Date()) { staging throws(FSError) in
+                try await modify(number, modified: modified ?? Date(), explicitTime: modified != nil) { staging throws(FSError) in
                     try staging.truncate(to: size)
                     return .exactly(size)
                 }
@@ -69,7 +69,7 @@ extension FileSystem {
             // file with no pending upload costs a new version with the same content.
             let number = try await localNumber(for: item, handle: handle, empty: item.size == 0)
             do {
-                try await modify(number, modified: modified) { _ throws(FSError) in .unchanged }
+                try await modify(number, modified: modified, explicitTime: true) { _ throws(FSError) in .unchanged }
             } catch {
                 dropIfIdle(number)
                 throw error

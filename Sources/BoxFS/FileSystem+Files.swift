@@ -99,7 +99,10 @@ extension FileSystem {
         if writable, file.writers == 0, let entryID = file.entryID, let writeBack {
             do {
                 try file.staging.sync()
-                try await writeBack.uploader.fileClosed(entryID, contentModifiedAt: file.item.contentModifiedAt)
+                try persistModifiedTime(number)
+                if try await !writeBack.uploader.fileClosed(entryID) {
+                    logger.debug("\(file.item.name) was uploaded before its last close")
+                }
             } catch {
                 logger.error("after closing \(file.item.name): \(error); the upload starts at the next mount")
             }
@@ -132,12 +135,22 @@ extension FileSystem {
                 }
             }
             guard let entryID else { continue }  // dropped meanwhile: make it again
-            if let entryID, let writeBack {
-                do { try await writeBack.uploader.fileOpened(entryID) } catch {
-                    throw FSError(error, context: "opening \(item.name)")
+            guard let entryID, let writeBack else { return number }
+            do {
+                if try await !writeBack.uploader.fileOpened(entryID) {
+                    // Uploaded meanwhile: Box has this content; the next change journals anew.
+                    locals.withLock { files in files.update(number) { if $0.entryID == entryID { $0.entryID = nil } } }
                 }
+                return number
+            } catch {
+                locals.withLock { files in
+                    files.update(number) { file in
+                        file.handles -= 1
+                        file.writers -= 1
+                    }
+                }
+                throw FSError(error, context: "opening \(item.name)")
             }
-            return number
         }
         throw FSError(EAGAIN, "\(item.name): its local copy keeps changing")
     }

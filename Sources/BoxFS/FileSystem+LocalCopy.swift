@@ -54,17 +54,30 @@ extension FileSystem {
     }
 
     /// The journal entry of a local file, recorded (durably) the first time its content changes.
-    func ensureEntry(_ number: UInt64) async throws(FSError) -> Int64 {
-        if let entryID = locals.withLock({ $0.file(number)?.entryID }) { return entryID }
+    /// nil for a file that was deleted while open: what is written to it goes nowhere.
+    func ensureEntry(_ number: UInt64) async throws(FSError) -> Int64? {
+        guard let file = locals.withLock({ $0.file(number) }) else { throw .badHandle }
+        if file.unlinked { return nil }
+        if let entryID = file.entryID { return entryID }
         let writeBack = try requireWriteBack("file")
         do {
             return try await journaling.run(number) { [self] in
-                guard let file = locals.withLock({ $0.file(number) }) else { throw FSError.badHandle }
+                guard let file = locals.withLock({ $0.file(number) }), !file.unlinked else { return nil }
                 if let entryID = file.entryID { return entryID }
                 let entry = try writeBack.journal.record(
                     stagingPath: file.staging.path, target: file.target, contentModifiedAt: file.item.contentModifiedAt)
                 try await writeBack.uploader.fileOpened(entry.id)
-                locals.withLock { files in files.update(number) { $0.entryID = entry.id } }
+                let kept = locals.withLock { files in
+                    files.update(number) { file -> Bool in
+                        guard !file.unlinked else { return false }
+                        file.entryID = entry.id
+                        return true
+                    }
+                }
+                if kept != true {
+                    try await writeBack.uploader.discard(entry.id)  // deleted meanwhile
+                    return nil
+                }
                 return entry.id
             }
         } catch {
@@ -81,18 +94,31 @@ extension FileSystem {
         case exactly(Int64)
     }
 
-    /// Changes a local file's content or times: journals it first, then applies `change`. With no writer holding the file open (a
-    /// truncate or touch by path), the uploader is told it was opened and closed, so the change
-    /// goes up after the usual delay and a running upload of older content does not count as final.
+    /// Changes a local file's content or times: journals it first, then applies `change`. With no
+    /// writer holding the file open (a truncate or touch by path), the uploader is told it was
+    /// opened and closed, so the change goes up after the usual delay and a running upload of older
+    /// content does not count as the last. `explicitTime`: the time was set (utimens), so it is
+    /// written to the journal at once rather than at the last close.
     func modify(
-        _ number: UInt64, modified: Date = Date(), _ change: (StagingFile) throws(FSError) -> SizeChange
+        _ number: UInt64, modified: Date = Date(), explicitTime: Bool = false,
+        _ change: (StagingFile) throws(FSError) -> SizeChange
     ) async throws(FSError) {
         let writeBack = try requireWriteBack("file")
-        let entryID = try await ensureEntry(number)
+        guard var entryID = try await ensureEntry(number) else {
+            // Deleted while open: the bytes land in the local copy only, as POSIX has it.
+            guard let staging = locals.withLock({ $0.file(number)?.staging }) else { throw .badHandle }
+            _ = try change(staging)
+            return
+        }
         guard let file = locals.withLock({ $0.file(number) }) else { throw .badHandle }
         let byPath = file.writers == 0
         do {
-            if byPath { try await writeBack.uploader.fileOpened(entryID) }
+            if byPath, try await !writeBack.uploader.fileOpened(entryID) {
+                // Its upload finished meanwhile: this change needs an entry of its own.
+                locals.withLock { files in files.update(number) { if $0.entryID == entryID { $0.entryID = nil } } }
+                guard let fresh = try await ensureEntry(number) else { return }
+                entryID = fresh
+            }
             let sizeChange = try change(file.staging)
             locals.withLock { files in
                 files.update(number) { file in
@@ -105,12 +131,23 @@ extension FileSystem {
                     file.item.modifiedAt = Date()
                 }
             }
+            if explicitTime || byPath { try persistModifiedTime(number) }
             if byPath {
                 try file.staging.sync()
-                try await writeBack.uploader.fileClosed(entryID, contentModifiedAt: modified)
+                try await writeBack.uploader.fileClosed(entryID)
             }
         } catch {
             throw FSError(error, context: "changing \(file.item.name)")
+        }
+    }
+
+    /// Writes the file's current mtime to its journal entry. Serialised, and reading the time under
+    /// the same lock, so a close racing a `utimens` can never leave the older time in the journal.
+    func persistModifiedTime(_ number: UInt64) throws {
+        guard let journal = writeBack?.journal else { return }
+        try modifiedTimeWrites.withLock { _ in
+            guard let file = locals.withLock({ $0.file(number) }), let entryID = file.entryID else { return }
+            try journal.setContentModifiedAt(id: entryID, file.item.contentModifiedAt)
         }
     }
 }

@@ -61,21 +61,25 @@ extension FileSystem {
         }
     }
 
-    /// A local file whose content no longer goes anywhere: its pending upload is dropped; it stays
-    /// readable through handles already open, and is removed when the last one closes.
-    func forgetLocal(_ number: UInt64) async throws(FSError) {
+    /// A local file whose content no longer goes anywhere: its pending upload is dropped (an upload
+    /// under way is stopped, or returned if it landed anyway); it stays readable through handles
+    /// already open, and is removed when the last one closes.
+    @discardableResult
+    func forgetLocal(_ number: UInt64) async throws(FSError) -> BoxItem? {
         let entryID = locals.withLock { files in
             files.update(number) { file in
                 defer { file.entryID = nil; file.unlinked = true }
                 return file.entryID
             }
         }
+        var landed: BoxItem?
         if let entryID, let entryID, let writeBack {
-            do { try await writeBack.uploader.discard(entryID) } catch {
+            do { landed = try await writeBack.uploader.discard(entryID) } catch {
                 throw FSError(error, context: "dropping a pending upload")
             }
         }
         dropIfIdle(number)
+        return landed
     }
 
     /// Deletes an empty folder (ENOTEMPTY otherwise, judged by a fresh listing and by Box).

@@ -76,7 +76,8 @@ extension FileSystem {
         }
     }
 
-    /// Points a local file (and its pending upload) at a new name and folder; returns its item.
+    /// Points a local file (and its pending upload) at a new name and folder; returns its item. If
+    /// the upload finished meanwhile, the upload's own follow-up renames the Box file to match.
     @discardableResult
     private func relocate(_ number: UInt64, name: String, parentID: String) async throws(FSError) -> BoxItem {
         guard let file = locals.withLock({ files in
@@ -86,55 +87,99 @@ extension FileSystem {
                 return file
             }
         }) else { throw .badHandle }
-        if let entryID = file.entryID, let writeBack {
-            do { try await writeBack.uploader.retarget(entryID, to: file.target) } catch {
-                throw FSError(error, context: "moving the pending upload of \(name)")
+        if try await !redirectUpload(number, entryID: file.entryID, rejournal: false),
+            let landed = locals.withLock({ $0.file(number)?.base }), landed.name != name || landed.parentID != parentID
+        {
+            // It reached Box under the old name just before this rename: rename it there.
+            do { _ = try await client.updateFile(id: landed.id, name: name, parentID: parentID) } catch {
+                throw FSError(error, context: "renaming \(landed.name) to \(name)")
             }
         }
         return file.item
     }
 
+    /// Tells the uploader where a local file's content goes now. If its entry is gone (the upload
+    /// finished meanwhile, to the old place) and `rejournal`, the content is journaled again for
+    /// its new place; otherwise the upload's own follow-up renames what landed.
+    @discardableResult
+    private func redirectUpload(_ number: UInt64, entryID: Int64?, rejournal: Bool) async throws(FSError) -> Bool {
+        guard let entryID, let writeBack, let file = locals.withLock({ $0.file(number) }) else { return true }
+        do {
+            if try await writeBack.uploader.retarget(entryID, to: file.target) { return true }
+        } catch {
+            throw FSError(error, context: "moving the pending upload of \(file.item.name)")
+        }
+        locals.withLock { files in files.update(number) { if $0.entryID == entryID { $0.entryID = nil } } }
+        if rejournal {
+            try await modify(number, modified: file.item.contentModifiedAt ?? Date()) { _ throws(FSError) in .unchanged }
+        }
+        return false
+    }
+
     /// `rename(source, existing)` for two files: the source's content becomes the next version of
     /// `existing` (same Box id), and the source leaves its old name (deleted from Box if it was there).
+    /// If `existing` is itself only local (never uploaded), the source simply takes its name.
     private func replace(
         _ existing: BoxItem, with source: BoxItem, from folder: BoxItem, in target: BoxItem, parentInode: UInt64
     ) async throws(FSError) {
-        let number = try await localCopy(of: source, empty: source.size == 0)
         let superseded = locals.withLock { $0.file(itemID: existing.id) }
-        if let superseded, superseded.number != number { try await forgetLocal(superseded.number) }
-        let base = superseded?.base ?? existing
-        let sourceOnBox = locals.withLock { $0.file(number)?.isNewToBox } == false && source.id != existing.id
-        let file = locals.withLock { files in
+        if let superseded, superseded.isNewToBox {
+            try await forgetLocal(superseded.number)
+            tree.withLock { $0.detach(id: existing.id) }
+            return try await move(source, from: folder, to: target, name: existing.name, parentInode: parentInode)
+        }
+        let number = try await localCopy(of: source, empty: source.size == 0)
+        // Pinned like an open handle, so an upload finishing meanwhile cannot drop the copy.
+        locals.withLock { files in files.update(number) { $0.handles += 1 } }
+        do {
+            // The target's own pending content is replaced: stop its upload first, and if a version
+            // landed meanwhile, base the new content on it (else Box would see a conflict).
+            var base = superseded?.base ?? existing
+            if let superseded, superseded.number != number, let landed = try await forgetLocal(superseded.number) {
+                base = landed
+            }
+            try await redirect(number, to: base, from: source, in: target)
+        } catch {
+            locals.withLock { files in files.update(number) { $0.handles -= 1 } }
+            dropIfIdle(number)
+            throw error
+        }
+        locals.withLock { files in files.update(number) { $0.handles -= 1 } }
+        let item = visible(existing)
+        tree.withLock { tree in
+            tree.removeFromListing(id: source.id, folderID: folder.id)
+            tree.rebind(id: source.id, to: item)
+            tree.setParent(id: existing.id, parentInode: parentInode)
+        }
+        dropIfIdle(number)
+    }
+
+    /// Makes local file `number` the next version of Box file `base`, then removes the source's own
+    /// Box file (if it had one): the content is journaled for its new place before anything leaves Box.
+    private func redirect(_ number: UInt64, to base: BoxItem, from source: BoxItem, in target: BoxItem) async throws(FSError) {
+        guard let before = locals.withLock({ $0.file(number) }) else { throw .badHandle }
+        let sourceOnBox = before.base.map { $0.id != base.id } ?? false ? before.base : nil
+        locals.withLock { files in
             files.update(number) { file in
+                if file.isNewToBox { file.supersedesNewUpload = true }
                 file.base = base
-                file.item.id = existing.id
-                file.item.name = existing.name
+                file.item.id = base.id
+                file.item.name = base.name
                 file.item.parentID = target.id
                 file.item.etag = base.etag
                 file.item.sha1 = base.sha1
                 file.item.fileVersionID = base.fileVersionID
-                return file
             }
         }
-        guard let file else { throw .badHandle }
-        // Journal the new destination before the source leaves Box, so no step loses the content.
-        if let entryID = file.entryID, let writeBack {
-            do { try await writeBack.uploader.retarget(entryID, to: file.target) } catch {
-                throw FSError(error, context: "redirecting the upload of \(source.name)")
-            }
+        if before.entryID != nil {
+            try await redirectUpload(number, entryID: before.entryID, rejournal: true)
         } else {
-            try await modify(number, modified: file.item.contentModifiedAt ?? Date()) { _ throws(FSError) in .unchanged }
+            try await modify(number, modified: before.item.contentModifiedAt ?? Date()) { _ throws(FSError) in .unchanged }
         }
-        if sourceOnBox {
-            do { try await client.deleteFile(id: source.id) } catch let error as BoxAPIError where error.kind == .notFound {
-            } catch {
-                logger.warning("\(source.name) now goes to \(existing.name), but removing it from Box failed: \(error)")
-            }
-        }
-        tree.withLock { tree in
-            tree.removeFromListing(id: source.id, folderID: folder.id)
-            tree.rebind(id: source.id, to: file.item)
-            tree.setParent(id: existing.id, parentInode: parentInode)
+        guard let sourceOnBox else { return }
+        do { try await client.deleteFile(id: sourceOnBox.id) } catch let error as BoxAPIError where error.kind == .notFound {
+        } catch {
+            logger.warning("\(source.name) now goes to \(base.name), but removing it from Box failed: \(error)")
         }
     }
 }

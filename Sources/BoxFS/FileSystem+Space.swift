@@ -8,7 +8,8 @@ extension FileSystem {
     /// 10 seconds old; when Box cannot be asked, the write goes ahead (the upload would still be
     /// parked, never dropped, if Box refuses it).
     func checkSpace(_ number: UInt64, growingTo end: Int64) async throws(FSError) {
-        guard let current = locals.withLock({ $0.file(number)?.item.size }), end > current else { return }
+        guard let file = locals.withLock({ $0.file(number) }), !file.unlinked, end > file.item.size else { return }
+        let current = file.item.size
         let user: BoxUser
         do { user = try await currentUser(maxAge: .seconds(10)) } catch {
             logger.debug("quota unknown, write allowed: \(error)")

@@ -13,10 +13,8 @@ extension FileSystem {
         do { pending = try writeBack.journal.pending() } catch { throw FSError(error, context: "reading the journal") }
         for entry in pending { recover(entry, writeBack: writeBack) }
         removeOrphanStagingFiles(keeping: Set(pending.map(\.stagingPath)), in: writeBack.stagingDirectory)
-        let events = writeBack.uploader.events
-        Task { [self] in
-            for await event in events { await handle(event) }
-        }
+        // Synchronously, inside the uploader: the core's view of each entry is never behind it.
+        await writeBack.uploader.setEventSink { [self] event in handle(event) }
         do { return try await writeBack.uploader.start() } catch {
             throw FSError(error, context: "resuming journaled uploads")
         }
@@ -34,7 +32,8 @@ extension FileSystem {
     private func recover(_ entry: UploadEntry, writeBack: WriteBackContext) {
         let staging: StagingFile
         do { staging = try StagingFile(path: entry.stagingPath, create: false) } catch {
-            logger.error("journaled upload of \"\(entry.target.name)\" lost its local copy: \(error)")
+            logger.error("journaled upload of \"\(entry.target.name)\" lost its local copy: \(error); dropped")
+            try? writeBack.journal.remove(id: entry.id)
             return
         }
         let modified = entry.contentModifiedAt ?? Date()
@@ -42,7 +41,10 @@ extension FileSystem {
             let number = files.reserveNumber()
             var base: BoxItem?
             var id = LocalFiles.localID(number)
-            if case .newVersion(let fileID, let parentID, let name, let etag, let sha1) = entry.target {
+            // Box ids are numeric; anything else would be an id of this run's own making.
+            if case .newVersion(let fileID, let parentID, let name, let etag, let sha1) = entry.target,
+                !fileID.isEmpty, fileID.allSatisfy(\.isNumber)
+            {
                 base = BoxItem(id: fileID, kind: .file, name: name, etag: etag, sha1: sha1, parentID: parentID)
                 id = fileID
             }
@@ -64,23 +66,35 @@ extension FileSystem {
         }
     }
 
-    /// Keeps the tree and the local files in step with what the uploader achieved.
-    func handle(_ event: UploaderEvent) async {
+    /// Keeps the tree and the local files in step with what the uploader achieved. Runs inside the
+    /// uploader (see `setEventSink`), so it only does bookkeeping; calls to Box go to tasks.
+    func handle(_ event: UploaderEvent) {
         switch event {
-        case .uploaded(let entryID, let item, _, _, let isFinal):
-            await uploaded(item, entryID: entryID, isFinal: isFinal)
+        case .uploaded(let entryID, let item, let target, _, let isFinal):
+            uploaded(item, entryID: entryID, target: target, isFinal: isFinal)
         case .conflict(let entryID, let original, let copyName):
             conflicted(entryID: entryID, original: original, copyName: copyName)
         case .stray(_, let item):
-            await deleteFromBox(item, reason: "an upload that landed under a name since replaced")
+            deleteFromBox(item, reason: "an upload that landed under a name since replaced")
         case .failed:
             break  // logged and kept by the uploader; shown by `boxfs status`
         }
     }
 
-    private func uploaded(_ item: BoxItem, entryID: Int64, isFinal: Bool) async {
-        let update = locals.withLock { files -> (old: BoxItem, now: BoxItem)? in
-            guard let file = files.file(entryID: entryID) else { return nil }
+    private func uploaded(_ item: BoxItem, entryID: Int64, target: UploadTarget, isFinal: Bool) {
+        enum Outcome {
+            /// No local file has this entry any more (deleted or replaced here meanwhile).
+            case orphan
+            /// The local file now goes to another Box file: what landed is not its content's home.
+            case redirected(deleteLanded: Bool)
+            case rebased(old: BoxItem, now: BoxItem)
+        }
+        let outcome = locals.withLock { files -> Outcome in
+            guard let file = files.file(entryID: entryID) else { return .orphan }
+            if let wanted = file.target.fileID, wanted != item.id {
+                if isFinal { files.update(file.number) { $0.entryID = nil } }
+                return .redirected(deleteLanded: file.supersedesNewUpload && target.fileID == nil)
+            }
             let old = file.item
             files.update(file.number) { file in
                 file.base = item
@@ -91,28 +105,31 @@ extension FileSystem {
                 file.item.createdAt = item.createdAt
                 if isFinal { file.entryID = nil }
             }
-            return (old, files.file(file.number)!.item)
+            return .rebased(old: old, now: files.file(file.number)!.item)
         }
-        guard let update else {
-            // Deleted here while the upload ran, and it landed anyway.
-            if isFinal { await deleteFromBox(item, reason: "a file deleted while it was uploading") }
-            return
-        }
-        let wanted = update.now
-        tree.withLock { tree in
-            tree.rebind(id: update.old.id, to: wanted)
-            var listed = item
-            listed.name = wanted.name
-            listed.parentID = wanted.parentID
-            if let parentID = wanted.parentID { tree.upsert(listed, inFolder: parentID) }
-        }
-        if let number = locals.withLock({ $0.file(itemID: item.id)?.number }) { dropIfIdle(number) }
-        if item.name != wanted.name || item.parentID != wanted.parentID {
-            // Renamed or moved here while its upload ran: bring Box's name in line.
-            do {
-                _ = try await client.updateFile(id: item.id, name: wanted.name, parentID: wanted.parentID)
-            } catch {
-                logger.error("\"\(item.name)\" reached Box, but renaming it to \"\(wanted.name)\" failed: \(error)")
+        switch outcome {
+        case .orphan:
+            // Deleted here while the upload ran, and a new file landed anyway.
+            if isFinal, target.fileID == nil { deleteFromBox(item, reason: "a file deleted while it was uploading") }
+        case .redirected(let deleteLanded):
+            if deleteLanded { deleteFromBox(item, reason: "a temporary file renamed over another file") }
+        case .rebased(let old, let wanted):
+            tree.withLock { tree in
+                tree.rebind(id: old.id, to: wanted)
+                var listed = item
+                listed.name = wanted.name
+                listed.parentID = wanted.parentID
+                if let parentID = wanted.parentID { tree.upsert(listed, inFolder: parentID) }
+            }
+            if let number = locals.withLock({ $0.file(itemID: item.id)?.number }) { dropIfIdle(number) }
+            if item.name != wanted.name || item.parentID != wanted.parentID {
+                // Renamed or moved here while its upload ran: bring Box's name in line.
+                let client = self.client, logger = self.logger
+                Task {
+                    do { _ = try await client.updateFile(id: item.id, name: wanted.name, parentID: wanted.parentID) } catch {
+                        logger.error("\"\(item.name)\" reached Box, but renaming it to \"\(wanted.name)\" failed: \(error)")
+                    }
+                }
             }
         }
     }
@@ -144,9 +161,12 @@ extension FileSystem {
         logger.warning("\"\(original.name)\" changed on Box while written here; the local content is \"\(copyName)\"")
     }
 
-    private func deleteFromBox(_ item: BoxItem, reason: String) async {
-        do { try await client.deleteFile(id: item.id, ifMatch: item.etag) } catch {
-            logger.warning("could not remove \(reason) (\(item.name), id \(item.id)) from Box: \(error)")
+    private func deleteFromBox(_ item: BoxItem, reason: String) {
+        let client = self.client, logger = self.logger
+        Task {
+            do { try await client.deleteFile(id: item.id, ifMatch: item.etag) } catch {
+                logger.warning("could not remove \(reason) (\(item.name), id \(item.id)) from Box: \(error)")
+            }
         }
     }
 }

@@ -35,7 +35,9 @@ public final class FileSystem: Sendable {
     /// One local copy per item at a time, however many open it at once.
     let localCopies = SingleFlight<String, UInt64>()
     /// One journal entry per local file, however many writes race to be first.
-    let journaling = SingleFlight<UInt64, Int64>()
+    let journaling = SingleFlight<UInt64, Int64?>()
+    /// Serialises mtime writes to the journal (see `persistModifiedTime`).
+    let modifiedTimeWrites = Mutex(())
 
     /// The file shown when the mounted item is a single file (a shared link to a file), else nil.
     let singleFileID: String?

@@ -22,6 +22,9 @@ struct LocalFiles {
         var handles = 0
         /// Deleted, or replaced by a rename: invisible, kept only while handles are open.
         var unlinked = false
+        /// Renamed over another file while it was new to Box: a new file its earlier upload may
+        /// still create is unwanted (its content goes to the other file).
+        var supersedesNewUpload = false
 
         /// Where the uploader sends it.
         var target: UploadTarget {

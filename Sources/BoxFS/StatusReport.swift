@@ -50,10 +50,12 @@ extension FileSystem {
             return StatusReport(readOnly: true, pending: 0, uploading: 0, uploads: [], recentErrors: [])
         }
         let status = await writeBack.uploader.status()
-        let uploads = status.entries.map {
-            StatusReport.Upload(
-                name: $0.target.name, state: $0.state, bytesSent: $0.bytesSent, bytesTotal: $0.bytesTotal,
-                attempts: $0.attempts, lastError: $0.lastError)
+        let uploads = status.entries.map { entry in
+            // Before its first attempt the uploader has not measured the file: the local size is it.
+            let size = entry.bytesTotal > 0 ? entry.bytesTotal : locals.withLock { $0.file(entryID: entry.id)?.item.size } ?? 0
+            return StatusReport.Upload(
+                name: entry.target.name, state: entry.state, bytesSent: entry.bytesSent, bytesTotal: size,
+                attempts: entry.attempts, lastError: entry.lastError)
         }
         let errors = status.recentErrors.map {
             StatusReport.ErrorLine(date: $0.date, name: $0.name, message: $0.failure.summary)

@@ -11,9 +11,12 @@ extension FUSEOperations {
                 let (attributes, handle) = try await fs.create(parent: parent, name: name)
                 var reply = info
                 boxfs_fuse_fi_set_fh(&reply, handle)
-                request.created(
-                    fuse_entry_param(attributes, entryTimeout: fs.entryTimeout, attributeTimeout: fs.attributeTimeout),
-                    reply)
+                let entry = fuse_entry_param(
+                    attributes, entryTimeout: fs.entryTimeout, attributeTimeout: fs.attributeTimeout)
+                if !request.created(entry, reply) {
+                    await fs.releaseFile(handle: handle)
+                    fs.forget(attributes.inode, count: 1)
+                }
             }
         }
         ops.mknod = { req, parent, name, mode, _ in

@@ -40,14 +40,21 @@ final class FUSERequest: @unchecked Sendable {
         once { _ = fuse_reply_attr($0, &attributes, timeout) }
     }
 
-    func open(_ info: fuse_file_info) {
-        var info = info
-        once { _ = fuse_reply_open($0, &info) }
+    /// Returns false if the kernel did not take the reply (the caller was interrupted by a fatal
+    /// signal meanwhile): then no `release` will follow, and the handle must be released here.
+    @discardableResult
+    func open(_ info: fuse_file_info) -> Bool {
+        var info = info, delivered = false
+        once { delivered = fuse_reply_open($0, &info) == 0 }
+        return delivered
     }
 
-    func created(_ entry: fuse_entry_param, _ info: fuse_file_info) {
-        var entry = entry, info = info
-        once { _ = fuse_reply_create($0, &entry, &info) }
+    /// Like `open`: false if the kernel did not take the reply (no lookup and no release follow).
+    @discardableResult
+    func created(_ entry: fuse_entry_param, _ info: fuse_file_info) -> Bool {
+        var entry = entry, info = info, delivered = false
+        once { delivered = fuse_reply_create($0, &entry, &info) == 0 }
+        return delivered
     }
 
     func written(_ count: Int) { once { _ = fuse_reply_write($0, count) } }

@@ -36,6 +36,12 @@ struct UploadAttempt: Sendable {
     private func once(entryID: Int64, target: UploadTarget, generation: Int64) async -> Outcome {
         do {
             guard let entry = try journal.entry(id: entryID) else { return .vanished }
+            guard FileManager.default.fileExists(atPath: entry.stagingPath) else {
+                // Nothing left to send: keeping the entry would only retry it forever.
+                logger.error("the local copy of \"\(target.name)\" is gone; its upload is dropped")
+                try journal.remove(id: entryID)
+                return .vanished
+            }
             let size = try localSize(entry.stagingPath)
             let digest = try FileDigest.sha1(path: entry.stagingPath, length: size)
             progress.set(entryID, done: 0, total: size)
@@ -52,7 +58,13 @@ struct UploadAttempt: Sendable {
                 }
                 progress.set(entryID, done: size, total: size)
                 return .uploaded(item)
-            } catch let error as BoxAPIError {
+            } catch {
+                // Rewritten while it was sent (the body shrank, or Box's digest check failed): the
+                // new content goes up after the usual delay, never parked.
+                if !(error is CancellationError), (try? localSize(entry.stagingPath)) != size {
+                    return .failed(.contentChanged)
+                }
+                guard let error = error as? BoxAPIError else { throw error }
                 return await resolve(error, target: target, digest: digest)
             }
         } catch is CancellationError {

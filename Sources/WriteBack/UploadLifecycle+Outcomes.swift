@@ -15,7 +15,7 @@ extension UploadLifecycle {
             if isOpen { phase = .idle }
             return actions
         }
-        if uploaded >= generation {
+        if uploaded >= generation, !isOpen {
             phase = .done
             return [.report(item, isFinal: true), .forget]
         }
@@ -48,8 +48,7 @@ extension UploadLifecycle {
             // Deleted on Box while edited here: the local content comes back as a new file.
             let recreated = UploadTarget.newFile(parentID: target.parentID, name: target.name)
             target = recreated
-            phase = .uploading(generation: generation)
-            return [note, .saveTarget(recreated), .startUpload(recreated, generation: generation)]
+            return [note, .saveTarget(recreated)] + startUnlessOpen(recreated)
         case .parentGone, .storageFull, .fileTooLarge, .other:
             let until = now + settings.parkInterval
             phase = isOpen ? .idle : .parked(until: until, reason: failure)
@@ -76,11 +75,18 @@ extension UploadLifecycle {
         let name = ConflictName.make(from: original.name, at: time, attempt: conflictAttempts)
         let copy = UploadTarget.newFile(parentID: original.parentID, name: name)
         target = copy
+        return [note, .conflict(original: original, copyName: name), .saveTarget(copy)] + startUnlessOpen(copy)
+    }
+
+    /// Sends `next` now, unless a writer has the file open: then its close starts the upload, so
+    /// no upload ever counts as the last while writes may still come.
+    private mutating func startUnlessOpen(_ next: UploadTarget) -> [Action] {
+        guard !isOpen else {
+            phase = .idle
+            return []
+        }
         phase = .uploading(generation: generation)
-        return [
-            note, .conflict(original: original, copyName: name), .saveTarget(copy),
-            .startUpload(copy, generation: generation),
-        ]
+        return [.startUpload(next, generation: generation)]
     }
 
     private mutating func resetConflict() {

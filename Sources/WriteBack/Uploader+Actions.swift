@@ -24,16 +24,16 @@ extension Uploader {
             case .report(let item, let isFinal):
                 let staging = (try? journal.entry(id: id))?.stagingPath ?? ""
                 let target = machines[id]?.target ?? .newFile(parentID: item.parentID ?? "", name: item.name)
-                continuation.yield(
+                emit(
                     .uploaded(entryID: id, item: item, target: target, stagingPath: staging, isFinal: isFinal))
                 logger.debug("uploaded", metadata: ["entry": "\(id)", "file": "\(item.id)", "final": "\(isFinal)"])
             case .conflict(let original, let copyName):
                 logger.warning(
                     "conflict: \"\(original.name)\" changed on Box; the local content goes up as \"\(copyName)\"")
-                continuation.yield(.conflict(entryID: id, original: original, copyName: copyName))
+                emit(.conflict(entryID: id, original: original, copyName: copyName))
             case .stray(let item):
                 logger.info("an upload landed at a name since replaced; removing it", metadata: ["file": "\(item.id)"])
-                continuation.yield(.stray(entryID: id, item: item))
+                emit(.stray(entryID: id, item: item))
             case .noteFailure(let failure, let target):
                 note(id, failure, name: target.name)
             case .forget:
@@ -57,7 +57,7 @@ extension Uploader {
         default:
             logger.error("upload of \"\(name)\" cannot proceed: \(failure.summary)")
         }
-        continuation.yield(.failed(entryID: id, failure: failure))
+        emit(.failed(entryID: id, failure: failure))
     }
 
     /// A timer that ticks the entry at `time` (replacing an earlier one).
@@ -78,19 +78,20 @@ extension Uploader {
             let attempt = self.attempt
             running[next.id] = Task { [weak self] in
                 let outcome = await attempt.run(entryID: next.id, target: next.target, generation: next.generation)
-                await self?.finished(next.id, generation: next.generation, outcome: outcome)
+                await self?.finished(next.id, target: next.target, generation: next.generation, outcome: outcome)
             }
         }
     }
 
-    private func finished(_ id: Int64, generation: Int64, outcome: UploadAttempt.Outcome) {
+    private func finished(_ id: Int64, target attempted: UploadTarget, generation: Int64, outcome: UploadAttempt.Outcome) {
         running.removeValue(forKey: id)
         defer { startQueued() }
         guard !isShutDown else { return }
         if machines[id] == nil, case .uploaded(let item) = outcome {
-            // Discarded while the attempt ran, and it landed: say so, so the core can delete it on Box.
-            let target = UploadTarget.newFile(parentID: item.parentID ?? "", name: item.name)
-            continuation.yield(.uploaded(entryID: id, item: item, target: target, stagingPath: "", isFinal: true))
+            // Discarded while the attempt ran, and it landed: say so (with where it went), so the core
+            // can delete a new file nobody wants.
+            landedAfterDiscard[id] = item
+            emit(.uploaded(entryID: id, item: item, target: attempted, stagingPath: "", isFinal: true))
             return
         }
         switch outcome {

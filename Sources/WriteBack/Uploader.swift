@@ -22,6 +22,9 @@ public actor Uploader {
     var timers: [Int64: Task<Void, Never>] = [:]
     var recentErrors: [UploaderStatus.ErrorRecord] = []
     var isShutDown = false
+    var sink: (@Sendable (UploaderEvent) -> Void)?
+    /// Items that discarded entries' attempts created anyway, for `discard` to return.
+    var landedAfterDiscard: [Int64: BoxItem] = [:]
 
     public init(
         journal: UploadJournal, client: BoxClient, configuration: UploaderConfiguration = UploaderConfiguration(),
@@ -51,41 +54,67 @@ public actor Uploader {
     }
 
     /// A journaled file is open for writing: nothing is sent until it is closed. The first call for a
-    /// new entry takes it over; later calls (a rewrite) bump its generation in the journal.
-    public func fileOpened(_ id: Int64) throws {
+    /// new entry takes it over; later calls (a rewrite) bump its generation in the journal. Returns
+    /// false when the entry is gone (its upload finished meanwhile): the caller journals anew.
+    @discardableResult
+    public func fileOpened(_ id: Int64) throws -> Bool {
         if machines[id] == nil {
-            guard let entry = try journal.entry(id: id) else { throw WriteBackError("no journal entry \(id)") }
+            guard let entry = try journal.entry(id: id) else { return false }
             machines[id] = UploadLifecycle(
                 target: entry.target, generation: entry.generation, isOpen: true,
                 settings: configuration.lifecycleSettings)
-            return
+            return true
         }
         let generation = try journal.bumpGeneration(id: id)
         feed(id, .opened(generation: generation))
+        return true
     }
 
     /// The last writer closed the file; `contentModifiedAt` (the mtime) goes with the upload.
-    public func fileClosed(_ id: Int64, contentModifiedAt: Date? = nil) throws {
+    /// Returns false when the entry is gone.
+    @discardableResult
+    public func fileClosed(_ id: Int64, contentModifiedAt: Date? = nil) throws -> Bool {
+        if machines[id] == nil { guard try fileOpened(id) else { return false } }
         if let contentModifiedAt { try journal.setContentModifiedAt(id: id, contentModifiedAt) }
-        if machines[id] == nil { try fileOpened(id) }
         feed(id, .closed(now: now()))
+        return true
     }
 
-    /// The file was renamed or moved locally before it reached Box.
-    public func retarget(_ id: Int64, to target: UploadTarget) throws {
+    /// The file was renamed or moved locally before it reached Box. Returns false when the entry is
+    /// gone (already uploaded): the caller must journal the content again for its new place.
+    @discardableResult
+    public func retarget(_ id: Int64, to target: UploadTarget) throws -> Bool {
+        guard machines[id] != nil else { return false }
         try journal.setTarget(id: id, target)
         feed(id, .retargeted(target))
+        return true
     }
 
-    /// The file was deleted locally before it reached Box: the entry is dropped. A running attempt is
-    /// cancelled; if it lands anyway, `events` still reports the item (final), so the core can delete it.
-    public func discard(_ id: Int64) throws {
-        running[id]?.cancel()
+    /// Receives every event synchronously, inside the uploader, before the entry can change again:
+    /// the core's bookkeeping is never behind the journal. (Call before `start`.)
+    public func setEventSink(_ sink: @escaping @Sendable (UploaderEvent) -> Void) {
+        self.sink = sink
+    }
+
+    func emit(_ event: UploaderEvent) {
+        sink?(event)
+        continuation.yield(event)
+    }
+
+    /// The file was deleted (or replaced) locally before it reached Box: the entry is dropped. A
+    /// running attempt is cancelled and waited for; if it landed anyway, the item it made is
+    /// returned (and also reported through `events`, as final), so the core can delete or use it.
+    @discardableResult
+    public func discard(_ id: Int64) async throws -> BoxItem? {
+        let attempt = running[id]
+        attempt?.cancel()
         timers.removeValue(forKey: id)?.cancel()
         queued.removeAll { $0.id == id }
         machines.removeValue(forKey: id)
         progress.remove(id)
         try journal.remove(id: id)
+        await attempt?.value
+        return landedAfterDiscard.removeValue(forKey: id)
     }
 
     /// Sends everything now (skipping delays; parked entries get one more try) and waits until no
