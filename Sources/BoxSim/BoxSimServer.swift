@@ -11,6 +11,8 @@ public struct BoxSimConfiguration: Sendable {
     public var port: Int = 0
     public var seedDirectory: URL?
     public var developerToken: String?
+    /// Seconds the developer token stays valid from this start (Box: 60 minutes); 0: it never expires.
+    public var developerTokenLifetime: Int64 = 3600
     public var readyFile: URL?
     public var controlAPI: Bool = false
     /// Lifetime of issued access tokens, in seconds (Box: 3600).
@@ -37,7 +39,11 @@ public enum BoxSimServer {
             ?? .warning
         let store = try Store(dataDirectory: configuration.dataDirectory)
         let admin = try store.ensureAdmin()
-        if let token = configuration.developerToken { try store.registerDeveloperToken(token, userID: admin.id!) }
+        if let token = configuration.developerToken {
+            let lifetime = configuration.developerTokenLifetime
+            try store.registerDeveloperToken(token, userID: admin.id!,
+                                             expiresAt: lifetime > 0 ? Timestamp.now() + lifetime : nil)
+        }
         if let seed = configuration.seedDirectory { try Seeder(store: store, owner: admin).importTree(at: seed) }
         let keyText = try store.metaValue("download_key") {
             SymmetricKey(size: .bits256).withUnsafeBytes { Data($0).base64EncodedString() }
@@ -78,6 +84,7 @@ public enum BoxSimServer {
         let readyFile = configuration.readyFile
         let app = Application(
             router: router,
+            server: BoxSimHTTPChannel.builder(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                  serverName: nil),
             onServerRunning: { channel in

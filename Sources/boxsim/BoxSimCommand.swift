@@ -17,6 +17,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on (0 picks a free one).") var port = 0
     @Option(help: "Local directory to import into the admin user's root folder.") var seed: String?
     @Option(name: .customLong("developer-token"), help: "A token valid for the admin user.") var developerToken: String?
+    @Option(name: .customLong("developer-token-lifetime"),
+            help: "Seconds the developer token is valid after start (Box: 3600; 0: never expires).")
+    var developerTokenLifetime: Int64 = 3600
     @Option(name: .customLong("ready-file"), help: "File that receives the base URL once listening.") var readyFile: String?
     @Flag(help: "Enable the /_control API.") var control = false
     @Option(name: .customLong("token-lifetime"), help: "Access token lifetime in seconds.") var tokenLifetime: Int64 = 3600
@@ -28,12 +31,17 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("rate-limit"), help: "API calls allowed per user per minute (default: unlimited).")
     var rateLimit: Int?
 
+    func validate() throws {
+        guard developerTokenLifetime >= 0 else { throw ValidationError("--developer-token-lifetime must be ≥ 0") }
+    }
+
     func run() async throws {
         var configuration = BoxSimConfiguration(dataDirectory: URL(fileURLWithPath: data))
         configuration.host = host
         configuration.port = port
         configuration.seedDirectory = seed.map { URL(fileURLWithPath: $0) }
         configuration.developerToken = developerToken
+        configuration.developerTokenLifetime = developerTokenLifetime
         configuration.readyFile = readyFile.map { URL(fileURLWithPath: $0) }
         configuration.controlAPI = control
         configuration.accessTokenLifetime = tokenLifetime

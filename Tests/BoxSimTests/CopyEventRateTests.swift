@@ -51,7 +51,7 @@ final class CopyEventRateTests: XCTestCase {
         let folder = try fixture.postJSON("/2.0/folders", ["name": "evt", "parent": ["id": "0"]], token: token)
         let folderID = try XCTUnwrap(try folder.json()["id"] as? String)
         let woken = try await poll.value
-        XCTAssertEqual(woken.text, "{\"message\":\"new_change\"}")
+        XCTAssertEqual(woken.text, "{\"version\":1,\"message\":\"new_change\"}", "as Box's Events/GetNewEvents.json")
         let local = try UploadFiles.random(size: 100)
         defer { try? FileManager.default.removeItem(at: local) }
         let uploaded = try fixture.upload(attributes: ["name": "e.bin", "parent": ["id": folderID]], file: local)
@@ -69,7 +69,7 @@ final class CopyEventRateTests: XCTestCase {
         XCTAssertEqual((try fixture.getJSON("/2.0/events?stream_position=\(next)")["entries"] as? [Any])?.count, 0)
 
         XCTAssertEqual(try fixture.postJSON("/_control/settings", ["long_poll_timeout": 1], method: "PUT").status, 200)
-        XCTAssertEqual(try Curl.run(pollURL + "&stream_position=\(next)").text, "{\"message\":\"reconnect\"}")
+        XCTAssertEqual(try Curl.run(pollURL + "&stream_position=\(next)").text, "{\"version\":1,\"message\":\"reconnect\"}")
     }
 
     func testConfiguredRateLimitAnswers429WithRetryAfter() async throws {

@@ -69,6 +69,10 @@ final class SpecValidationTests: XCTestCase {
                                                                     attributes: [:], file: small))
         try assertChunkedUploadValidates(fixture, local: local)
         try assertValid("get_events", try fixture.get("/2.0/events?stream_position=0"))
+        _ = try fixture.get("/2.0/files/\(helloID)/content")
+        try assertValid("get_events", try fixture.get("/2.0/events?stream_position=0&stream_type=changes"))
+        try assertValid("get_events", try fixture.get("/2.0/events?stream_type=admin_logs"))
+        try assertValid("get_folders_id_items", try fixture.get("/2.0/folders/0/items?sort=size&direction=DESC"))
         try assertValid("options_events", try Curl.run(fixture.sim.baseURL + "/2.0/events", token: token,
                                                         method: "OPTIONS"))
     }

@@ -1,33 +1,65 @@
-/// A single `Range: bytes=...` request resolved against a file size (RFC 9110 §14.1.2).
+import Foundation
+
+/// A `Range: bytes=...` request resolved against a file size (RFC 9110 §14.1.2, §14.2).
 enum ByteRange: Equatable, Sendable {
     /// No (usable) Range header: send everything.
     case whole
     case partial(ClosedRange<Int64>)
+    /// Several satisfiable ranges, in the order asked: a `multipart/byteranges` answer (RFC 9110 §14.6).
+    case multiple([ClosedRange<Int64>])
     /// 416 Range Not Satisfiable.
     case unsatisfiable
+
+    /// More ranges than this in one header are ignored (whole body), as RFC 9110 §14.2 allows for
+    /// many small ranges.
+    static let maxRanges = 100
 
     static func parse(_ header: String?, size: Int64) -> ByteRange {
         guard let header else { return .whole }
         let trimmed = header.trimmingCharacters(in: .whitespaces)
         guard trimmed.lowercased().hasPrefix("bytes=") else { return .unsatisfiable }
-        let spec = trimmed.dropFirst(6).trimmingCharacters(in: .whitespaces)
-        // Several ranges would need multipart/byteranges; like many servers, answer the whole body instead.
-        if spec.contains(",") { return .whole }
+        let specs = trimmed.dropFirst(6).split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard specs.count <= maxRanges else { return .whole }
+        var satisfiable: [ClosedRange<Int64>] = []
+        for spec in specs {
+            switch parseOne(spec, size: size) {
+            case .invalid: return .unsatisfiable
+            case .beyondEnd: continue
+            case .range(let range): satisfiable.append(range)
+            }
+        }
+        switch satisfiable.count {
+        case 0: return .unsatisfiable
+        case 1: return .partial(satisfiable[0])
+        default: return .multiple(satisfiable)
+        }
+    }
+
+    private enum Spec {
+        case range(ClosedRange<Int64>)
+        /// Well formed but starting at or after the end (or a suffix of an empty file): skipped.
+        case beyondEnd
+        case invalid
+    }
+
+    private static func parseOne(_ spec: String, size: Int64) -> Spec {
         let bounds = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }
-        guard bounds.count == 2 else { return .unsatisfiable }
+        guard bounds.count == 2 else { return .invalid }
         let digits: (String) -> Bool = { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
         if bounds[0].isEmpty {
-            guard digits(bounds[1]), size > 0 else { return .unsatisfiable }
+            guard digits(bounds[1]) else { return .invalid }
             let suffix = Int64(bounds[1]) ?? Int64.max
-            guard suffix > 0 else { return .unsatisfiable }
-            return .partial(max(0, size - suffix)...(size - 1))
+            guard suffix > 0, size > 0 else { return .beyondEnd }
+            return .range(max(0, size - suffix)...(size - 1))
         }
-        guard digits(bounds[0]), let first = Int64(bounds[0]), first < size else { return .unsatisfiable }
-        if bounds[1].isEmpty { return .partial(first...(size - 1)) }
-        guard digits(bounds[1]) else { return .unsatisfiable }
-        let last = Int64(bounds[1]) ?? Int64.max
-        guard last >= first else { return .unsatisfiable }
-        return .partial(first...min(last, size - 1))
+        guard digits(bounds[0]), let first = Int64(bounds[0]) else { return .invalid }
+        if !bounds[1].isEmpty {
+            guard digits(bounds[1]), (Int64(bounds[1]) ?? Int64.max) >= first else { return .invalid }
+        }
+        guard first < size else { return .beyondEnd }
+        let last = bounds[1].isEmpty ? size - 1 : min(Int64(bounds[1]) ?? Int64.max, size - 1)
+        return .range(first...last)
     }
 }

@@ -2,10 +2,11 @@ import Foundation
 import Hummingbird
 import Synchronization
 
-/// `GET /2.0/events` (user stream: `stream_position` now / 0 / N, `limit` ≤ 500), `OPTIONS /2.0/events`
-/// (one realtime server entry) and the long-poll URL it names, `GET /subscribe?channel=...`, which answers
-/// `{"message":"new_change"}` once the user has an event after `stream_position` (or after the subscription),
-/// else `{"message":"reconnect"}` after `ServerSettings.longPollTimeout` seconds.
+/// `GET /2.0/events` (user streams `all`, `changes`, `sync`: `stream_position` now / 0 / N, `limit` ≤ 500; the
+/// admin streams are in `AdminEvents`), `OPTIONS /2.0/events` (one realtime server entry) and the long-poll URL it
+/// names, `GET /subscribe?channel=...`, which answers `{"version":1,"message":"new_change"}` once the user has an
+/// event after `stream_position` (or after the subscription), else `reconnect` after
+/// `ServerSettings.longPollTimeout` seconds.
 struct EventRoutes: Sendable {
     let store: Store
     let settings: ServerSettings
@@ -15,19 +16,22 @@ struct EventRoutes: Sendable {
         group.get("events") { request, context in
             let user = try context.requireUser()
             let limit = min(max(try QueryParameters.int(request, "limit") ?? 100, 1), 500)
+            let stream = try EventStreamType(query: request.uri.queryParameters.get("stream_type"))
+            if stream.isAdmin {
+                return try await AdminEvents(store: store).page(request, context: context, stream: stream, limit: limit)
+            }
             let positionText = request.uri.queryParameters.get("stream_position") ?? "0"
             if positionText.lowercased() == "now" {
                 let latest = try await store.latestStreamPosition(userID: user.id!)
                 return jsonResponse(Self.page([], next: latest))
             }
-            guard let position = Int64(positionText), position >= 0 else {
-                throw BoxError.invalidParameter("stream_position", "Invalid value '\(positionText)'.")
-            }
-            let events = try await store.events(userID: user.id!, after: position, limit: limit)
-            let renderer = ItemRenderer(store: store, viewer: user)
+            let position = try Self.position(positionText)
+            let page = try await store.events(userID: user.id!, after: position, limit: limit,
+                                              excludedTypes: stream.excludedTypes)
+            let renderer = EventRenderer(store: store)
             var entries: [JSONValue] = []
-            for event in events { entries.append(try await render(event, renderer: renderer, user: user)) }
-            return jsonResponse(Self.page(entries, next: events.last?.id ?? position))
+            for event in page.events { entries.append(try await renderer.render(event, actor: user)) }
+            return jsonResponse(Self.page(entries, next: page.next))
         }
         group.on("events", method: .options) { request, context in
             let user = try context.requireUser()
@@ -59,30 +63,21 @@ struct EventRoutes: Sendable {
         }
     }
 
-    /// The fields of an event's `source` in Box's recorded events (Events/GetUserEvents.json).
-    static let sourceFields = ["type", "id", "sequence_id", "etag", "name", "created_at", "modified_at", "description",
-                               "size", "created_by", "modified_by", "owned_by", "shared_link", "parent", "item_status"]
+    /// A numeric `stream_position` (0 or absent: from the oldest event).
+    static func position(_ text: String) throws -> Int64 {
+        guard let position = Int64(text), position >= 0 else {
+            throw BoxError.invalidParameter("stream_position", "Invalid value '\(text)'.")
+        }
+        return position
+    }
 
+    /// The long-poll answer, as Box's recorded `Events/GetNewEvents.json`.
     static func message(_ text: String) -> JSONValue {
-        .object([("message", .string(text))])
+        .object([("version", .int(1)), ("message", .string(text))])
     }
 
     static func page(_ entries: [JSONValue], next: Int64) -> JSONValue {
         .object([("chunk_size", .int(entries.count)), ("next_stream_position", .int(next)), ("entries", .array(entries))])
-    }
-
-    private func render(_ event: EventRecord, renderer: ItemRenderer, user: UserRecord) async throws -> JSONValue {
-        var source: JSONValue = .null
-        if let itemID = event.itemID, let item = try await store.item(id: itemID) {
-            source = try await renderer.render(item, fields: .requested(Self.sourceFields))
-        }
-        return .object([
-            ("type", .string("event")), ("event_id", .string(event.eventID)), ("created_by", UserRenderer.mini(user)),
-            ("created_at", Timestamp.json(event.createdAt)), ("recorded_at", Timestamp.json(event.createdAt)),
-            ("event_type", .string(event.eventType)),
-            ("session_id", .string(String(event.eventID.replacingOccurrences(of: "-", with: "").prefix(22)))),
-            ("source", source),
-        ])
     }
 }
 

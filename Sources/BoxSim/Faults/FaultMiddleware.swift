@@ -17,8 +17,10 @@ struct FaultMiddleware: RouterMiddleware {
             try await Task.sleep(nanoseconds: UInt64(decision.latencyMilliseconds) * 1_000_000)
         }
         if let error = decision.error { throw error }
+        let reshapes = decision.cutAfterBytes != nil || decision.bandwidthBytesPerSecond != nil
+        if reshapes { context.state.update { $0.bodyReshaped = true } }
         var response = try await next(request, context)
-        guard decision.cutAfterBytes != nil || decision.bandwidthBytesPerSecond != nil else { return response }
+        guard reshapes else { return response }
         let body = response.body
         response.body = ResponseBody(contentLength: body.contentLength) { writer in
             try await body.write(ShapedBodyWriter(parent: writer, cutAfter: decision.cutAfterBytes,

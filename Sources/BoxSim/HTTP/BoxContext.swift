@@ -4,17 +4,32 @@ import Synchronization
 /// Per-request facts that the outer logging middleware reads after inner handlers have run
 /// (the context itself is a value copied down the chain, so these live in a shared, locked box).
 final class RequestState: Sendable {
+    struct Values: Sendable {
+        var userID: Int64?
+        /// The `grant_type` of an `/oauth2/token` form (for the request log; not a secret).
+        var grantType: String?
+        /// A fault rule reshapes the response body (bandwidth cap, cut): it must be made of real bytes,
+        /// not sendfile markers.
+        var bodyReshaped = false
+    }
+
     let requestID: String
-    private let values = Mutex<(userID: Int64?, note: String?)>((nil, nil))
+    private let values = Mutex(Values())
 
     init() {
         let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyz")
         requestID = String((0..<14).map { _ in alphabet.randomElement()! })
     }
 
+    var current: Values { values.withLock { $0 } }
+
+    func update(_ change: (inout Values) -> Void) {
+        values.withLock { change(&$0) }
+    }
+
     var userID: Int64? {
-        get { values.withLock { $0.userID } }
-        set { values.withLock { $0.userID = newValue } }
+        get { current.userID }
+        set { update { $0.userID = newValue } }
     }
 }
 

@@ -15,6 +15,10 @@ struct RequestLogEntry: Sendable {
     var asUser: String?
     var range: String?
     var userID: Int64?
+    /// The `Content-Range` header (upload-session part PUTs send one).
+    var contentRange: String?
+    /// The `grant_type` of an `/oauth2/token` request.
+    var grantType: String?
 
     func json(seq: Int64) -> JSONValue {
         .object([
@@ -23,6 +27,7 @@ struct RequestLogEntry: Sendable {
             ("bytes_sent", .int(bytesSent)), ("authorization", .bool(authorization)), ("boxapi", .bool(boxAPI)),
             ("as_user", .string(asUser)),
             ("range", .string(range)), ("user_id", .string(userID.map(String.init))),
+            ("content_range", .string(contentRange)), ("grant_type", .string(grantType)),
         ])
     }
 }

@@ -30,7 +30,7 @@ struct RequestLogMiddleware: RouterMiddleware {
             time: started, method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
             status: Int(response.status.code), bytesSent: 0, authorization: request.headers[.authorization] != nil,
             boxAPI: request.headers[BoxApiHeader.name] != nil, asUser: request.headers[HTTPField.Name("as-user")!],
-            range: request.headers[.range], userID: nil)
+            range: request.headers[.range], userID: nil, contentRange: request.headers[.contentRange])
         let body = response.body
         let state = context.state
         let log = self.log
@@ -39,7 +39,9 @@ struct RequestLogMiddleware: RouterMiddleware {
             defer {
                 var record = entry
                 record.bytesSent = counter.value
-                record.userID = state.userID
+                let values = state.current
+                record.userID = values.userID
+                record.grantType = values.grantType
                 log.append(record)
             }
             try await body.write(CountingBodyWriter(parent: writer, counter: counter))
@@ -48,11 +50,11 @@ struct RequestLogMiddleware: RouterMiddleware {
     }
 }
 
-/// Counts the body bytes handed to the connection.
+/// Counts the body bytes handed to the connection (a sendfile marker counts as its file region).
 final class ByteCounter: Sendable {
     private let count = Atomic<Int64>(0)
     var value: Int64 { count.load(ordering: .relaxed) }
-    func add(_ bytes: Int) { count.add(Int64(bytes), ordering: .relaxed) }
+    func add(_ bytes: Int64) { count.add(bytes, ordering: .relaxed) }
 }
 
 struct CountingBodyWriter: ResponseBodyWriter {
@@ -61,7 +63,7 @@ struct CountingBodyWriter: ResponseBodyWriter {
 
     mutating func write(_ buffer: ByteBuffer) async throws {
         try await parent.write(buffer)
-        counter.add(buffer.readableBytes)
+        counter.add(SendfileRegions.wireLength(buffer))
     }
 
     consuming func finish(_ trailingHeaders: HTTPFields?) async throws {

@@ -14,6 +14,7 @@ struct TokenRoutes: Sendable {
         router.post("oauth2/token") { request, context in
             do {
                 let form = try await FormBody.read(request)
+                context.state.update { $0.grantType = form["grant_type"] }
                 return try await token(form: form, request: request, context: context)
             } catch let error as OAuthError {
                 return error.response

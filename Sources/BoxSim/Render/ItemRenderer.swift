@@ -53,10 +53,17 @@ struct ItemRenderer: Sendable {
         case "item_collection":
             guard item.isFolder else { return nil }
             let page = try await store.children(of: item.id!, offset: 0, limit: 100)
+            // No `order` here, unlike the items endpoint (every recorded item_collection, e.g. GetFolderInfo.json).
             return .object([
                 ("total_count", .int(page.total)), ("entries", .array(page.items.map(mini))),
-                ("offset", .int(0)), ("limit", .int(100)), ("order", FolderListing.offsetOrder),
+                ("offset", .int(0)), ("limit", .int(100)),
             ])
+        case "file_count":
+            guard item.isFolder else { return nil }
+            return .int(try await store.fileCount(inFolder: item.id!))
+        case "authenticated_download_url":
+            guard !item.isFolder else { return nil }
+            return .string(RequestBase.url + "/2.0/files/\(item.id!)/content")
         default:
             return nil
         }
@@ -85,7 +92,16 @@ struct ItemRenderer: Sendable {
         case "content_modified_at": return root ? .null : Timestamp.json(item.contentModifiedAt)
         case "trashed_at": return Timestamp.json(item.trashedAt)
         case "purged_at": return .null
-        case "folder_upload_email", "lock": return .null
+        case "folder_upload_email", "lock", "expires_at", "classification": return .null
+        case "disposition_at": return item.isFolder ? nil : .null
+        case "allowed_shared_link_permissions":
+            return .array(["can_download", "can_preview"].map { .string($0) } + (item.isFolder ? [] : [.string("can_edit")]))
+        case "shared_link_options":
+            return .object([("default_link_expiration_in", .int(0)), ("default_access_level", .string("open"))])
+        case "default_invitee_role": return .string("editor")
+        case "is_hide_collaborators_enabled", "can_widget_email_upload_overwrite_files": return .bool(false)
+        case "watermark_info": return .object([("is_watermarked", .bool(false))])
+        case "collections": return .array([])
         case "item_status": return .string(item.itemStatus)
         case "extension":
             guard !item.isFolder else { return nil }

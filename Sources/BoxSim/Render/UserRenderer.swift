@@ -38,7 +38,12 @@ enum UserRenderer {
             return .object([("type", .string("enterprise")), ("id", .string(String(user.enterpriseID ?? 1))),
                             ("name", .string("boxsim"))])
         case "hostname": return .string("https://app.box.com/")
-        case "external_app_user_id": return .null
+        case "external_app_user_id", "can_manage_relay", "website", "reseller_representative_info": return .null
+        case "is_password_reset_required", "has_custom_avatar", "is_subscribed_to_relay": return .bool(false)
+        case "is_deactivated": return .bool(user.status == "inactive")
+        case "deactivated_reason": return .string("")
+        case "is_boxnotes_creation_enabled", "is_default_notes_shared_link_editable": return .bool(true)
+        case "last_login_at": return Timestamp.json(user.modifiedAt)
         default: return nil
         }
     }

@@ -26,6 +26,8 @@ struct FileRoutes: Sendable {
             }
             let token = signer.sign(.init(fileID: file.id!, versionID: versionID,
                                           expiresAt: Timestamp.now() + DownloadTokenSigner.lifetime))
+            // Box puts downloads in the downloader's `all` event stream (not in `changes`).
+            if let user = context.user { try await store.recordEvent(type: "ITEM_DOWNLOAD", itemID: file.id!, userID: user.id!) }
             var headers = HTTPFields()
             headers[.location] = BaseURL.of(request) + "/dl/" + token
             return Response(status: .found, headers: headers)

@@ -1,15 +1,12 @@
 import Foundation
 import Hummingbird
 
-/// `GET /2.0/folders/{id}/items`: offset or marker paging, folders first then files, by name.
+/// `GET /2.0/folders/{id}/items`: offset paging (with `sort`/`direction`, see `ListingOrder`) or marker paging
+/// (always by name), folders first then files.
 struct FolderListing: Sendable {
     let store: Store
     static let defaultLimit = 100
     static let maxLimit = 1000
-    static let offsetOrder: JSONValue = .array([
-        .object([("by", .string("type")), ("direction", .string("ASC"))]),
-        .object([("by", .string("name")), ("direction", .string("ASC"))]),
-    ])
     static let markerOrder: JSONValue = .array([.object([("by", .string("name")), ("direction", .string("ASC"))])])
 
     func list(_ folder: ItemRecord, request: Request, renderer: ItemRenderer) async throws -> JSONValue {
@@ -21,14 +18,15 @@ struct FolderListing: Sendable {
             return try await markerPage(folder, marker: request.uri.queryParameters.get("marker"), limit: limit,
                                         fields: fields, renderer: renderer)
         }
+        let order = try ListingOrder(request: request)
         let offset = try QueryParameters.int(request, "offset") ?? 0
         guard offset >= 0 else { throw BoxError.invalidParameter("offset", "Invalid value '\(offset)'.") }
-        let page = try await store.children(of: folder.id!, offset: offset, limit: limit)
+        let page = try await store.children(of: folder.id!, offset: offset, limit: limit, order: order)
         var entries: [JSONValue] = []
         for item in page.items { entries.append(try await renderer.entry(item, fields: fields)) }
         return .object([
             ("total_count", .int(page.total)), ("entries", .array(entries)), ("offset", .int(offset)),
-            ("limit", .int(limit)), ("order", Self.offsetOrder),
+            ("limit", .int(limit)), ("order", order.json),
         ])
     }
 

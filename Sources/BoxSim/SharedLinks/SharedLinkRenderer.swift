@@ -12,11 +12,14 @@ enum SharedLinkRenderer {
         let permissions: [(String, JSONValue)] = [
             ("can_download", .bool(link.canDownload)), ("can_preview", .bool(true)), ("can_edit", .bool(link.canEdit)),
         ]
-        return .object([
+        var pairs: [(String, JSONValue)] = [
             ("url", .string(base + "/s/" + link.token)),
             ("download_url", .string(downloadURL)),
             ("vanity_url", .string(vanityURL)),
-            ("vanity_name", .string(link.vanityName)),
+        ]
+        // Box names `vanity_name` only when one is set (recorded/Files/FullFile.json has none with a null vanity_url).
+        if let vanityName = link.vanityName { pairs.append(("vanity_name", .string(vanityName))) }
+        return .object(pairs + [
             ("effective_access", .string(link.access)),
             ("effective_permission", .string(effectivePermission(link))),
             ("is_password_enabled", .bool(link.password != nil)),

@@ -60,14 +60,37 @@ extension Store {
         }
     }
 
-    /// A page of a folder's active children, folders first, then by case-folded name.
-    func children(of folderID: Int64, offset: Int, limit: Int) async throws -> (items: [ItemRecord], total: Int) {
+    /// A page of a folder's active children: folders first, then files, each group in `order`.
+    func children(of folderID: Int64, offset: Int, limit: Int, order: ListingOrder = .standard) async throws
+        -> (items: [ItemRecord], total: Int) {
         try await database.read { db in
             let base = ItemRecord.filter(sql: "parent_id = ? AND item_status = 'active'", arguments: [folderID])
             let total = try base.fetchCount(db)
-            let items = try base.order(sql: "type_rank, name_key, id").limit(limit, offset: offset).fetchAll(db)
-            return (items, total)
+            if let keys = order.sqlKeys {
+                return (try base.order(sql: "type_rank, " + keys).limit(limit, offset: offset).fetchAll(db), total)
+            }
+            let sizes = try Self.childFolderSizes(db, of: folderID)
+            let sorted = try base.fetchAll(db).sorted { left, right in
+                if left.typeRank != right.typeRank { return left.typeRank < right.typeRank }
+                let leftKey = (left.isFolder ? sizes[left.id!] ?? 0 : left.size, left.nameKey, left.id!)
+                let rightKey = (right.isFolder ? sizes[right.id!] ?? 0 : right.size, right.nameKey, right.id!)
+                return order.descending ? leftKey > rightKey : leftKey < rightKey
+            }
+            return (Array(sorted.dropFirst(offset).prefix(limit)), total)
         }
+    }
+
+    /// Total size of the active files under each active child folder of `folderID`, in one query.
+    private static func childFolderSizes(_ db: Database, of folderID: Int64) throws -> [Int64: Int64] {
+        let rows = try Row.fetchAll(db, sql: """
+            WITH RECURSIVE tree(top, id) AS (
+                SELECT id, id FROM item WHERE parent_id = ? AND type = 'folder' AND item_status = 'active'
+                UNION ALL SELECT tree.top, item.id FROM item JOIN tree ON item.parent_id = tree.id
+                    WHERE item.item_status = 'active')
+            SELECT tree.top AS top, COALESCE(SUM(CASE WHEN item.type = 'file' THEN item.size END), 0) AS size
+            FROM tree JOIN item ON item.id = tree.id GROUP BY tree.top
+            """, arguments: [folderID])
+        return Dictionary(rows.map { ($0["top"] as Int64, $0["size"] as Int64) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The children after `cursor` (or from the start), one more than `limit` to tell whether more follow.
@@ -79,6 +102,15 @@ extension Store {
                                          arguments: [cursor.typeRank, cursor.nameKey, cursor.id])
             }
             return try request.order(sql: "type_rank, name_key, id").limit(limit + 1).fetchAll(db)
+        }
+    }
+
+    /// The number of active files directly in a folder (`file_count`).
+    func fileCount(inFolder id: Int64) async throws -> Int {
+        try await database.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM item WHERE parent_id = ? AND type = 'file' AND item_status = 'active'
+                """, arguments: [id]) ?? 0
         }
     }
 

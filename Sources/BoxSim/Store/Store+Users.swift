@@ -61,10 +61,11 @@ extension Store {
         }
     }
 
-    /// Makes `token` a non-expiring developer token of `userID` (replacing any earlier holder).
-    func registerDeveloperToken(_ token: String, userID: Int64) throws {
+    /// Makes `token` a developer token of `userID` valid until `expiresAt` (nil: forever), replacing any earlier
+    /// holder and expiry: like generating a new developer token in Box's console at each start.
+    func registerDeveloperToken(_ token: String, userID: Int64, expiresAt: Int64?) throws {
         try database.write { db in
-            try TokenRecord(token: token, userID: userID, kind: "developer", expiresAt: nil, clientID: nil,
+            try TokenRecord(token: token, userID: userID, kind: "developer", expiresAt: expiresAt, clientID: nil,
                             scopes: nil, restrictedItemID: nil, family: nil).save(db)
         }
     }

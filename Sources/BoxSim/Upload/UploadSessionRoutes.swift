@@ -30,8 +30,10 @@ struct UploadSessionRoutes: Sendable {
             let limit = min(max(try QueryParameters.int(request, "limit") ?? 100, 1), 1000)
             let parts = try await store.parts(sessionID: session.id)
             let page = parts.dropFirst(offset).prefix(limit)
+            // Box lists parts without their SHA-1 (recorded/Files/ChunkedUploadSessionListParts.json: "sha1": null);
+            // the part's own PUT answer carries it.
             return jsonResponse(.object([
-                ("entries", .array(page.map(Self.partJSON))), ("offset", .int(offset)),
+                ("entries", .array(page.map { Self.partJSON($0, sha1: false) })), ("offset", .int(offset)),
                 ("total_count", .int(parts.count)), ("limit", .int(limit)),
             ]))
         }
@@ -126,9 +128,9 @@ struct UploadSessionRoutes: Sendable {
         ])
     }
 
-    static func partJSON(_ part: UploadPartRecord) -> JSONValue {
+    static func partJSON(_ part: UploadPartRecord, sha1: Bool = true) -> JSONValue {
         .object([("part_id", .string(part.partID)), ("offset", .int(part.partOffset)), ("size", .int(part.size)),
-                 ("sha1", .string(part.sha1))])
+                 ("sha1", sha1 ? .string(part.sha1) : .null)])
     }
 
     /// The `:session` of the route for the requesting user: 404 unknown, 403 another user's, 410 expired.
