@@ -45,6 +45,17 @@ enum JournalSchema {
                         PRIMARY KEY (upload_id, offset));
                     """)
         }
+        // SHA-1s of content sent as a new file: after a crash, a 409 naming a file with one of these
+        // is this entry's own earlier upload (of older content), not someone else's file.
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE sent_digest (
+                        upload_id INTEGER NOT NULL REFERENCES upload(id) ON DELETE CASCADE,
+                        sha1 TEXT NOT NULL,
+                        PRIMARY KEY (upload_id, sha1));
+                    """)
+        }
         return migrator
     }
 }

@@ -9,6 +9,9 @@ import Logging
 struct UploadAttempt: Sendable {
     enum Outcome: Sendable {
         case uploaded(BoxItem)
+        /// An earlier attempt of this entry (older content, before a crash) created `item`: the
+        /// current content goes up as its next version.
+        case earlierUpload(BoxItem)
         case failed(UploadFailure)
         /// The entry left the journal meanwhile (the file was deleted locally).
         case vanished
@@ -45,6 +48,8 @@ struct UploadAttempt: Sendable {
             let size = try localSize(entry.stagingPath)
             let digest = try FileDigest.sha1(path: entry.stagingPath, length: size)
             progress.set(entryID, done: 0, total: size)
+            let sentBefore = target.fileID == nil ? try journal.sentDigests(id: entryID) : []
+            if target.fileID == nil { try journal.noteSentDigest(id: entryID, sha1: digest.hex) }
             do {
                 let item: BoxItem
                 if size >= configuration.chunkedThreshold {
@@ -65,7 +70,7 @@ struct UploadAttempt: Sendable {
                     return .failed(.contentChanged)
                 }
                 guard let error = error as? BoxAPIError else { throw error }
-                return await resolve(error, target: target, digest: digest)
+                return await resolve(error, target: target, digest: digest, sentBefore: sentBefore)
             }
         } catch is CancellationError {
             return .failed(.transient(retryAfter: nil, message: "cancelled"))
@@ -90,12 +95,21 @@ struct UploadAttempt: Sendable {
     }
 
     /// 409/412 that our own earlier attempt caused are successes; everything else is classified.
-    private func resolve(_ error: BoxAPIError, target: UploadTarget, digest: FileDigest.Digest) async -> Outcome {
+    private func resolve(
+        _ error: BoxAPIError, target: UploadTarget, digest: FileDigest.Digest, sentBefore: Set<String>
+    ) async -> Outcome {
         if error.isNameInUse, target.fileID == nil,
             let mine = error.conflicts.first(where: { $0.kind == .file && $0.sha1 == digest.hex })
         {
             logger.info("an earlier attempt already stored this file", metadata: ["file": "\(mine.id)"])
             return .uploaded((try? await client.file(id: mine.id)) ?? mine)
+        }
+        if error.isNameInUse, target.fileID == nil,
+            let earlier = error.conflicts.first(where: { $0.kind == .file && $0.sha1.map(sentBefore.contains) == true })
+        {
+            logger.info("an earlier attempt stored older content; sending this as its next version",
+                        metadata: ["file": "\(earlier.id)"])
+            return .earlierUpload((try? await client.file(id: earlier.id)) ?? earlier)
         }
         if error.isPreconditionFailed, let fileID = target.fileID {
             do {

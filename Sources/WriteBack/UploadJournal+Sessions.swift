@@ -82,3 +82,19 @@ extension UploadJournal {
             lastError: row["last_error"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
     }
 }
+
+extension UploadJournal {
+    /// Remembers that content with this SHA-1 was sent as the entry's new file (before sending it).
+    public func noteSentDigest(id: Int64, sha1: String) throws {
+        try write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO sent_digest (upload_id, sha1) VALUES (?, ?)", arguments: [id, sha1])
+        }
+    }
+
+    /// Every SHA-1 sent as the entry's new file so far.
+    public func sentDigests(id: Int64) throws -> Set<String> {
+        try read { db in
+            Set(try String.fetchAll(db, sql: "SELECT sha1 FROM sent_digest WHERE upload_id = ?", arguments: [id]))
+        }
+    }
+}

@@ -97,6 +97,8 @@ extension Uploader {
         switch outcome {
         case .uploaded(let item):
             feed(id, .uploaded(item, generation: generation, now: now()))
+        case .earlierUpload(let item):
+            feed(id, .uploaded(item, generation: 0, now: now()))  // older content: never the last upload
         case .failed(let failure):
             feed(id, .failed(failure, now: now(), wallClock: Date()))
         case .vanished:

@@ -102,12 +102,14 @@ public actor Uploader {
     }
 
     /// The file was deleted (or replaced) locally before it reached Box: the entry is dropped. A
-    /// running attempt is cancelled and waited for; if it landed anyway, the item it made is
+    /// running attempt is waited for (a large one cancelled first); if it landed, the item it made is
     /// returned (and also reported through `events`, as final), so the core can delete or use it.
     @discardableResult
     public func discard(_ id: Int64) async throws -> BoxItem? {
         let attempt = running[id]
-        attempt?.cancel()
+        // A direct upload is let finish (a cancelled one may still be stored by Box, unseen), so
+        // what it made is known and can be removed; a session (large) is stopped before its commit.
+        if (progress.get(id)?.total ?? 0) >= configuration.chunkedThreshold { attempt?.cancel() }
         timers.removeValue(forKey: id)?.cancel()
         queued.removeAll { $0.id == id }
         machines.removeValue(forKey: id)

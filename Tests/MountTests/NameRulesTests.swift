@@ -1,0 +1,68 @@
+import BoxTestSupport
+import Foundation
+import XCTest
+
+/// Names Box would refuse fail with the right errno before any Box call; valid but unusual names arrive exactly.
+final class NameRulesTests: WriteTestCase {
+    /// Names Box refuses: a backslash, a trailing space, non-printable ASCII.
+    static let refused = ["back\\slash.txt", "trailing space ", "control\u{01}char.txt", "delete\u{7F}char.txt",
+                          "tab\tinside.txt"]
+
+    func testNamesBoxRefusesAreEINVALBeforeAnyBoxCall() async throws {
+        let mount = try await startAndMount(texts: ["ok.txt": "fine\n"])
+        let before = try lastSequence(try XCTUnwrap(boxsim))
+        for name in Self.refused {
+            try fail(["touch", mount.path(name)], with: "Invalid argument")
+            try fail(["mkdir", mount.path(name)], with: "Invalid argument")
+            // rename(2) itself: GNU mv words EINVAL from rename as "a subdirectory of itself".
+            try fail(["python3", "-c", "import os, sys; os.rename(sys.argv[1], sys.argv[2])", mount.path("ok.txt"),
+                      mount.path(name)], with: "Invalid argument")
+        }
+        let log = try requests().after(before)
+        XCTAssertTrue(log.writes.isEmpty, "no Box call tried these names\n\(log.summary)")
+        XCTAssertEqual(try boxNames(in: ""), ["ok.txt"])
+        XCTAssertEqual(try succeed(["ls", mount.mountpoint.path]), "ok.txt\n")
+    }
+
+    func testNamesLongerThan255BytesAreENAMETOOLONG() async throws {
+        let mount = try await startAndMount()
+        let before = try lastSequence(try XCTUnwrap(boxsim))
+        let tooLong = [String(repeating: "a", count: 252) + ".txt",  // 256 bytes
+                       String(repeating: "é", count: 126) + ".txt"]  // 256 bytes in only 130 characters
+        for name in tooLong {
+            XCTAssertEqual(name.utf8.count, 256)
+            try fail(["touch", mount.path(name)], with: "File name too long")
+            try fail(["mkdir", mount.path(name)], with: "File name too long")
+        }
+        XCTAssertTrue(try requests().after(before).writes.isEmpty)
+
+        let longest = String(repeating: "b", count: 251) + ".txt"  // 255 bytes: allowed
+        try write("just fits\n", to: mount.path(longest))
+        try await waitForBox(longest, text: "just fits\n")
+        XCTAssertEqual(try boxNames(in: ""), [longest])
+    }
+
+    func testANameDifferingOnlyInCaseFromAnExistingOneIsEEXIST() async throws {
+        let mount = try await startAndMount(texts: ["a.txt": "lower case\n", "Docs/.keep": ""])
+        let before = try lastSequence(try XCTUnwrap(boxsim))
+        try fail(["mkdir", mount.path("docs")], with: "File exists")
+        try fail(["touch", mount.path("A.txt")], with: "File exists")
+        try fail(["mkdir", mount.path("A.TXT")], with: "File exists")
+        let log = try requests().after(before)
+        XCTAssertTrue(log.writes.isEmpty, log.summary)
+        XCTAssertEqual(try boxNames(in: ""), ["Docs", "a.txt"])
+        XCTAssertEqual(try api.text(of: try XCTUnwrap(try api.entry(at: "a.txt")).id), "lower case\n")
+    }
+
+    func testUnusualButValidNamesReachBoxExactly() async throws {
+        let mount = try await startAndMount()
+        let names = [" leading space.txt", "émoji 🎉 ünïcødé.txt", "semi;colon & amp.txt",
+                     "quote's \"double\".txt",
+                     ".hidden", "percent%20hash#.txt", "end.with.dots..."]
+        for name in names { try write("I am \(name)\n", to: mount.path(name)) }
+        for name in names { try await waitForBox(name, text: "I am \(name)\n") }
+        XCTAssertEqual(try boxNames(in: ""), names.sorted())
+        let listed = try succeed(["ls", "-A", mount.mountpoint.path]).split(separator: "\n").map(String.init)
+        XCTAssertEqual(listed.sorted(), names.sorted())
+    }
+}
