@@ -23,8 +23,9 @@ struct MountDaemon {
         let mount: FUSEMount
         let filesystem: FileSystem
         let stateLock: StateLock?
+        let adopted: [AdoptedJournal]
         do {
-            (mount, filesystem, stateLock) = try await prepare(reportingEndpoint: &endpoint)
+            (mount, filesystem, stateLock, adopted) = try await prepare(reportingEndpoint: &endpoint)
             let resumed = try await filesystem.startWriteBack()
             if resumed > 0 { logger.notice("finishing \(resumed) upload(s) journaled by an earlier run") }
             try mount.mount()
@@ -41,10 +42,17 @@ struct MountDaemon {
         }
         readiness?.succeed()
         logger.info("mounted \(source.fsname) on \(mountpoint)")
+        let adoptedRuns = adopted.map { journal in Task { await journal.run() } }
         let status = await serve(mount)
         logger.info("unmounted \(mountpoint)")
         stateLock?.say("finishing")
-        let left = await filesystem.finishUploads(timeout: .milliseconds(Int(options.uploadWait * 1000)))
+        let wait = Duration.milliseconds(Int(options.uploadWait * 1000))
+        adoptedRuns.forEach { $0.cancel() }
+        var left = await filesystem.finishUploads(timeout: wait)
+        for journal in adopted {
+            left += await journal.uploader.drain(timeout: wait)
+            await journal.uploader.shutdown()
+        }
         if left > 0 {
             logger.warning("\(left) upload(s) still pending; they stay journaled and finish at the next mount")
         }
@@ -54,7 +62,7 @@ struct MountDaemon {
     /// Everything that can fail before the kernel is asked for the mount: token, endpoint, source.
     /// `endpoint` becomes the API base the mount talks to as soon as the account has chosen it (the
     /// `-o endpoint` option, else the profile's), so a failure message names the server really tried.
-    private func prepare(reportingEndpoint endpoint: inout String) async throws -> (FUSEMount, FileSystem, StateLock?) {
+    private func prepare(reportingEndpoint endpoint: inout String) async throws -> (FUSEMount, FileSystem, StateLock?, [AdoptedJournal]) {
         var options = self.options
         if source.isReadOnly { options.readOnly = true }  // shared links: the kernel's `ro` flag
         if let scopes = options.downscope, !scopes.contains(where: { $0 == "root_readwrite" || $0 == "item_upload" }) {
@@ -96,9 +104,13 @@ struct MountDaemon {
             options: options, endpoint: endpoints.apiBase, userID: user.id, client: client, logger: logger)
         var writeBack: WriteBackContext?
         var stateLock: StateLock?
+        var adopted: [AdoptedJournal] = []
         if !options.readOnly {
             (writeBack, stateLock) = try await WriteBackSetup.make(
                 options: options, endpoint: endpoints.apiBase, userID: user.id, rootID: root.id, client: client,
+                logger: logger)
+            adopted = WriteBackSetup.adoptOrphans(
+                options: options, endpoint: endpoints.apiBase, userID: user.id, ownRootID: root.id, client: client,
                 logger: logger)
         }
         let filesystem = FileSystem(
@@ -106,7 +118,7 @@ struct MountDaemon {
         let mount = try FUSEMount(
             filesystem: filesystem, mountpoint: mountpoint, options: options.kernelOptions(fsname: source.fsname),
             debug: false, logger: logger)
-        return (mount, filesystem, stateLock)
+        return (mount, filesystem, stateLock, adopted)
     }
 
     private func resolveRoot(_ client: BoxClient) async throws -> BoxItem {

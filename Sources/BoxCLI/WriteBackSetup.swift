@@ -27,6 +27,48 @@ enum WriteBackSetup {
         let uploader = Uploader(journal: journal, client: client, configuration: configuration, logger: logger)
         return (WriteBackContext(journal: journal, uploader: uploader, stagingDirectory: staging), lock)
     }
+
+    /// Finishes what earlier mounts of *other* folders of this account left journaled, when no
+    /// daemon holds them: a pending upload names its Box folder by id, so it can go up from any
+    /// mount of the account. Each journal is let go (its lock released) once it is empty.
+    static func adoptOrphans(
+        options: MountOptions, endpoint: String, userID: String, ownRootID: String, client: BoxClient, logger: Logger
+    ) -> [AdoptedJournal] {
+        let account = CacheLocation.accountDirectory(options: options, endpoint: endpoint, userID: userID)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: account.path)) ?? []
+        return names.filter { $0.hasPrefix("writeback-") && $0 != "writeback-\(ownRootID)" }.compactMap { name in
+            let directory = account.appendingPathComponent(name)
+            guard let lock = StateLock.tryAcquire(in: directory) else { return nil }
+            guard let journal = try? UploadJournal(directory: directory), let pending = try? journal.pending(),
+                !pending.isEmpty
+            else {
+                lock.release()
+                return nil
+            }
+            lock.say("finishing")
+            let uploader = Uploader(
+                journal: journal, client: client, configuration: UploaderConfiguration(writeBackDelay: 0), logger: logger)
+            logger.notice("finishing \(pending.count) upload(s) left journaled by an earlier mount (\(name))")
+            return AdoptedJournal(uploader: uploader, lock: lock)
+        }
+    }
+}
+
+/// Another folder's journal this daemon finishes.
+struct AdoptedJournal: Sendable {
+    let uploader: Uploader
+    let lock: StateLock
+
+    /// Sends everything, then lets the journal go; ends early (entries stay journaled) at `shutdown`.
+    func run() async {
+        _ = try? await uploader.start()
+        while await uploader.status().pendingCount > 0 {
+            try? await Task.sleep(for: .seconds(1))
+            if Task.isCancelled { return }
+        }
+        await uploader.shutdown()
+        lock.release()
+    }
 }
 
 /// An exclusive `flock` on `DIR/lock`, held for the life of the process (the kernel releases it
@@ -78,11 +120,29 @@ final class StateLock: Sendable {
         return lock
     }
 
+    /// The lock if nobody holds it now, without waiting.
+    static func tryAcquire(in directory: URL) -> StateLock? {
+        let path = directory.appendingPathComponent("lock").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return nil }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return StateLock(descriptor: descriptor, path: path)
+    }
+
+    /// Lets the lock go (only for a journal this process no longer uses).
+    func release() {
+        ftruncate(descriptor, 0)
+        close(descriptor)
+    }
+
     /// Records what this process is doing: `mounted MOUNTPOINT`, `finishing`.
     func say(_ state: String) {
         let line = "\(getpid()) \(state)\n"
         ftruncate(descriptor, 0)
         _ = line.withCString { pwrite(descriptor, $0, strlen($0), 0) }
     }
-    // The descriptor is never closed: closing it would release the lock before the process ends.
+    // The descriptor is otherwise never closed: closing it would release the lock.
 }

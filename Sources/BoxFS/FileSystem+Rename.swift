@@ -162,13 +162,9 @@ extension FileSystem {
         locals.withLock { files in
             files.update(number) { file in
                 if file.isNewToBox { file.supersedesNewUpload = true }
-                file.base = base
-                file.item.id = base.id
+                file.rebase(on: base)
                 file.item.name = base.name
                 file.item.parentID = target.id
-                file.item.etag = base.etag
-                file.item.sha1 = base.sha1
-                file.item.fileVersionID = base.fileVersionID
             }
         }
         if before.entryID != nil {

@@ -97,11 +97,7 @@ extension FileSystem {
             }
             let old = file.item
             files.update(file.number) { file in
-                file.base = item
-                file.item.id = item.id
-                file.item.etag = item.etag
-                file.item.sha1 = item.sha1
-                file.item.fileVersionID = item.fileVersionID
+                file.rebase(on: item)
                 file.item.createdAt = item.createdAt
                 if isFinal { file.entryID = nil }
             }

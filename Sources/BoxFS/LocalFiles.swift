@@ -34,6 +34,16 @@ struct LocalFiles {
         }
 
         var isNewToBox: Bool { base == nil }
+
+        /// From now on this local content belongs to Box file `box` (its next version): takes its
+        /// identity (id, etag, SHA-1, version), keeping the local name, size and times.
+        mutating func rebase(on box: BoxItem) {
+            base = box
+            item.id = box.id
+            item.etag = box.etag
+            item.sha1 = box.sha1
+            item.fileVersionID = box.fileVersionID
+        }
     }
 
     private(set) var files: [UInt64: File] = [:]
