@@ -107,9 +107,12 @@ public actor Uploader {
     @discardableResult
     public func discard(_ id: Int64) async throws -> BoxItem? {
         let attempt = running[id]
-        // A direct upload is let finish (a cancelled one may still be stored by Box, unseen), so
-        // what it made is known and can be removed; a session (large) is stopped before its commit.
-        if (progress.get(id)?.total ?? 0) >= configuration.chunkedThreshold { attempt?.cancel() }
+        // An upload that may already be stored by Box (a direct one, or a session whose parts are all
+        // sent, so its commit may be on the wire) is let finish, so what it made is known and can be
+        // removed or built on; a session still sending parts is stopped before it can commit.
+        if let sent = progress.get(id), sent.total >= configuration.chunkedThreshold, sent.done < sent.total {
+            attempt?.cancel()
+        }
         timers.removeValue(forKey: id)?.cancel()
         queued.removeAll { $0.id == id }
         machines.removeValue(forKey: id)
