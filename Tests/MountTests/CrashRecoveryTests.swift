@@ -84,7 +84,11 @@ final class CrashRecoveryTests: WriteTestCase {
         try mountWritable()
         let entry = try await waitForBox("huge.bin", sha1: try sha1(local.path), timeout: 180)
         XCTAssertEqual(entry.size, 100 << 20)
-        let log = try requests()
+        // boxsim logs a request once its answer is sent, which can trail the file becoming visible.
+        let log = try await Poll.until("the commit to be logged", timeout: 30) {
+            let log = try self.requests()
+            return log.matching("POST", UploadPaths.commit(session)).contains { $0.status == 201 } ? log : nil
+        }
         XCTAssertEqual(log.matching("POST", UploadPaths.sessionCreate).succeeded.count, 1,
                        "the session was resumed, not started again\n\(log.after(killedAt).summary)")
         XCTAssertEqual(log.matching("PUT", UploadPaths.part(session)).succeeded.count, totalParts,
