@@ -54,7 +54,7 @@ let package = Package(
         ], swiftSettings: strict),
         // The read path: shared block store (memory, in-flight fetches, disk cache), per-handle readers.
         .target(name: "Transfers", dependencies: [
-            "BoxAPI", "BlockCache",
+            "BoxAPI", "BlockCache", "CurlHTTP",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),

@@ -4,9 +4,13 @@ extension BlockCache {
     /// Stores one block (best-effort: a block that cannot be stored is dropped with a warning).
     ///
     /// `data` must hold 1 ... `blockSize` bytes (the last block of a file may be short). Storing a
-    /// block of one version deletes the blocks of the file's other versions. The block is written
-    /// to a temp file outside the lock and renamed into place under it, after space was reserved
+    /// block of one version deletes the blocks of the file's other versions. Space is reserved first
     /// (evicting least recently used blocks), so `usedBytes` never exceeds `capacity`.
+    ///
+    /// A block not in the cache yet is written straight under its own name (readers only open blocks
+    /// in the index, and a crash leaves at worst a file whose checksum fails); replacing a block goes
+    /// through a temp file renamed over it under the lock. The data is written outside the lock and
+    /// may block on the disk (`O_DIRECT`): call from a thread that may block, not from a task.
     public func write(fileID: String, version: String, block: Int, data: Data) {
         guard let key = BlockKey(fileID: fileID, version: version, block: block) else {
             logger.warning("block cache ignores a block with an unusable key", metadata: ["block": "\(block)"])
@@ -16,36 +20,41 @@ extension BlockCache {
             logger.warning("block cache ignores a block of \(data.count) bytes (block size \(blockSize))")
             return
         }
-        let header = BlockHeader(fileID: fileID, version: version, block: block, dataLength: data.count)
+        let trailer = BlockTrailer(fileID: fileID, version: version, block: block, dataLength: data.count)
             .encoded(for: data)
-        let size = Int64(header.count + data.count)
-        let granted = state.withLock { index in
+        let size = Int64(trailer.count + data.count)
+        let (granted, isNew) = state.withLock { index in
             var reservation = index.reserve(size)
             reservation.evicted += index.removeOtherVersions(of: key)
             reservation.evicted.forEach(deleteFile)
-            return reservation.granted
+            return (reservation.granted, index.entry(key) == nil)
         }
         guard granted else {
             logger.debug("block cache has no room for a block", metadata: ["size": "\(size)"])
             return
         }
-        let temp = nextTempPath()
+        let path = isNew ? layout.blockPath(key) : nextTempPath()
         do {
-            try BlockFile.write(path: temp, header: header, data: data)
+            try BlockFile.write(path: path, trailer: trailer, data: data)
         } catch {
+            // EEXIST: another writer is storing the same new block right now; its copy wins.
+            if case BlockCacheError.io(_, _, let code) = error, code == EEXIST {
+                state.withLock { $0.release(size) }
+                return
+            }
             logger.warning("block cache write failed, block dropped", metadata: ["error": "\(error)"])
-            try? Posix.unlinkFile(temp)
+            try? Posix.unlinkFile(path)
             state.withLock { $0.release(size) }
             return
         }
         state.withLock { index in
             index.release(size)
             do {
-                try Posix.renameFile(temp, layout.blockPath(key))
+                if !isNew { try Posix.renameFile(path, layout.blockPath(key)) }
                 index.insert(key, size: size)
             } catch {
                 logger.warning("block cache rename failed, block dropped", metadata: ["error": "\(error)"])
-                try? Posix.unlinkFile(temp)
+                try? Posix.unlinkFile(path)
                 if index.remove(key) != nil { deleteFile(key) }
             }
         }

@@ -10,12 +10,13 @@ import Darwin
 /// A sparse on-disk store of fixed-size blocks of Box files, keyed by (file id, version), so a
 /// changed file can never serve stale bytes. No network here: the read path fills and reads it.
 ///
-/// On disk (see `CacheLayout`): `<directory>/boxfs-layout-1/blocks/<xx>/<file>~<version>~<block>`,
-/// one file per block, a `BlockHeader` (magic, layout version, key, block index, length, SHA-256 over
-/// header and data) followed by the data. Any subset of a file's blocks may be present. A block whose
-/// header, length or checksum does not match what was asked is a miss and is deleted. Blocks are
-/// written to `tmp/` and renamed into place, so a crash leaves either nothing or a whole block
-/// (and the checksum catches the rest, e.g. a torn write after a power loss).
+/// On disk (see `CacheLayout`): `<directory>/boxfs-layout-2/blocks/<xx>/<file>~<version>~<block>`,
+/// one file per block: the data, then a `BlockTrailer` (magic, layout version, key, block index,
+/// length, XXH64 checksum over trailer and data). Any subset of a file's blocks may be present. A
+/// block whose trailer, length or checksum does not match what was asked is a miss and is deleted.
+/// A new block is written under its final name (only blocks in the index are ever read), a
+/// replaced one through `tmp/` and a rename; a crash or a torn write after a power loss leaves at
+/// worst a file the checksum rejects. Page-aligned data is written with `O_DIRECT` (see `BlockFile`).
 ///
 /// Why plain files and no SQLite index: every fact the index needs (key, size, last use) is in a
 /// block file's name, size and mtime, so start-up is one readdir per fan-out folder plus one
@@ -28,12 +29,14 @@ import Darwin
 /// Concurrency: all state sits in one `Mutex` (no other lock exists, so no lock order). Data is
 /// read, hashed and written outside it; under it happen only the index updates and the short
 /// metadata calls that must agree with them (rename into place, unlink). The API is synchronous
-/// because each call is a few small system calls (a 1 MiB pread/pwrite to the page cache).
+/// because each call is a few system calls; `write` may wait for the disk (`O_DIRECT`), so callers
+/// should write from a thread of their own rather than from Swift's cooperative pool.
 ///
 /// Errors: `init` throws when the directory is unusable; after that nothing throws: failed writes
 /// are dropped with a warning and failed reads are misses.
 public final class BlockCache: Sendable {
-    public static let layoutVersion = 1
+    /// 2: trailer after the data, XXH64 (1: header before the data, SHA-256).
+    public static let layoutVersion = 2
     public static let defaultBlockSize = 1 << 20
 
     public let blockSize: Int

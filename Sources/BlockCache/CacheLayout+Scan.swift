@@ -37,7 +37,7 @@ extension CacheLayout {
             var info = stat()
             guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
             guard (info.st_mode & S_IFMT) == S_IFREG, let key = BlockKey(fileName: name), key.fanOut == folderName,
-                  Int64(info.st_size) > Int64(BlockHeader.fixedLength) else {
+                  Int64(info.st_size) > Int64(BlockTrailer.fixedLength) else {
                 _ = unlinkat(fd, name, (info.st_mode & S_IFMT) == S_IFDIR ? AT_REMOVEDIR : 0)
                 continue
             }

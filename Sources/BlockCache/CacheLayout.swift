@@ -10,10 +10,10 @@ import Darwin
 /// ```
 /// <directory>/                         0700, may be shared with unrelated files: only the names
 ///   boxfs-cache.lock                   below are ever touched. flock()ed while a cache is open.
-///   boxfs-layout-1/                    everything of layout version 1; any other
+///   boxfs-layout-2/                    everything of layout version 2; any other
 ///     LAYOUT                           "boxfs-layout-*" folder is deleted at start.
-///     tmp/<n>                          blocks being written; emptied at start.
-///     blocks/<xx>/<file>~<version>~<block>   one file per block (BlockHeader + data),
+///     tmp/<n>                          replacement blocks being written; emptied at start.
+///     blocks/<xx>/<file>~<version>~<block>   one file per block (data + BlockTrailer),
 /// ```
 /// `LAYOUT` holds the layout version and the block size; when it is missing or differs (another
 /// block size), the whole layout folder is rebuilt empty.

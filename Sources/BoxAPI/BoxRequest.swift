@@ -14,6 +14,8 @@ struct BoxRequest: Sendable {
     var retriesWhileAccepted = false
     /// Send the `Authorization` and `As-User` headers. False for pre-signed download URLs.
     var isAuthorized = true
+    /// Where a successful response's body goes (downloads stream into a sink).
+    var responseBody: HTTPResponseDestination = .memory
 
     init(method: HTTPMethod, url: String) {
         self.method = method

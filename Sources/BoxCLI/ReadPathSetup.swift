@@ -21,11 +21,10 @@ enum ReadPathSetup {
                 logger.warning("block cache disabled: \(error)")
             }
         }
+        // Streams ranges into blocks as they arrive and reuses a file's download location.
         return BlockStore(
-            disk: disk, blockSize: Int64(BlockCache.defaultBlockSize), memoryCapacity: memoryCapacity, logger: logger
-        ) { fileID, range in
-            try await client.download(fileID: fileID, range: range)
-        }
+            disk: disk, blockSize: Int64(BlockCache.defaultBlockSize), memoryCapacity: memoryCapacity, logger: logger,
+            client: client)
     }
 
 }

@@ -26,7 +26,7 @@ final class CurlDriver: Sendable {
     nonisolated(unsafe) let multi: UnsafeMutableRawPointer
     private let nextID = Atomic<UInt64>(1)
 
-    init(configuration: HTTPClientConfiguration) throws(HTTPError) {
+    init(configuration: HTTPClientConfiguration, pool: ReceiveBufferPool) throws(HTTPError) {
         try CurlGlobal.ensureInitialized()
         guard let multi = curl_multi_init() else {
             throw HTTPError(kind: .transport, message: "curl_multi_init failed")
@@ -35,7 +35,7 @@ final class CurlDriver: Sendable {
         _ = boxfs_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
         _ = boxfs_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.maxCachedConnections)
         let thread = Thread { [self] in
-            CurlDriverLoop(driver: self, configuration: configuration).run()
+            CurlDriverLoop(driver: self, configuration: configuration, pool: pool).run()
         }
         thread.name = "boxfs-curl"
         thread.start()

@@ -6,12 +6,14 @@ import CCurl
 final class CurlDriverLoop {
     private let driver: CurlDriver
     private let configuration: HTTPClientConfiguration
+    private let pool: ReceiveBufferPool
     /// The only strong references to transfers curl knows about.
     private var active: [UInt64: CurlTransfer] = [:]
 
-    init(driver: CurlDriver, configuration: HTTPClientConfiguration) {
+    init(driver: CurlDriver, configuration: HTTPClientConfiguration, pool: ReceiveBufferPool) {
         self.driver = driver
         self.configuration = configuration
+        self.pool = pool
     }
 
     private var multi: UnsafeMutableRawPointer { driver.multi }
@@ -45,7 +47,8 @@ final class CurlDriverLoop {
     private func start(_ submission: CurlSubmission) {
         let transfer: CurlTransfer
         do {
-            transfer = try CurlTransfer(id: submission.id, request: submission.request, configuration: configuration)
+            transfer = try CurlTransfer(id: submission.id, request: submission.request, configuration: configuration,
+                                        pool: pool)
         } catch {
             submission.continuation.resume(throwing: error)
             return

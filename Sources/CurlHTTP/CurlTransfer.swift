@@ -18,7 +18,8 @@ final class CurlTransfer {
     /// Why a callback aborted the transfer; reported instead of curl's generic write/read error.
     var callbackFailure: HTTPError?
 
-    init(id: UInt64, request: HTTPRequest, configuration: HTTPClientConfiguration) throws(HTTPError) {
+    init(id: UInt64, request: HTTPRequest, configuration: HTTPClientConfiguration,
+         pool: ReceiveBufferPool) throws(HTTPError) {
         guard let easy = curl_easy_init() else {
             throw HTTPError(kind: .transport, message: "curl_easy_init failed", curlCode: Int(CURLE_FAILED_INIT.rawValue))
         }
@@ -26,7 +27,7 @@ final class CurlTransfer {
         self.easy = easy
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
-        receiver = ResponseReceiver(destination: request.responseBody)
+        receiver = ResponseReceiver(destination: request.responseBody, pool: pool)
         try configure(request, configuration)
     }
 

@@ -8,10 +8,12 @@ public final class HTTPClient: Sendable {
     private let driver: CurlDriver
 
     /// Starts the driver thread. Traps only if libcurl itself cannot initialize (no usable curl at all).
-    public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) {
+    /// Large response bodies are received into memory from `receiveBufferPool`.
+    public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration(),
+                receiveBufferPool: ReceiveBufferPool = .shared) {
         self.configuration = configuration
         do {
-            driver = try CurlDriver(configuration: configuration)
+            driver = try CurlDriver(configuration: configuration, pool: receiveBufferPool)
         } catch {
             fatalError("libcurl cannot be initialized: \(error)")
         }

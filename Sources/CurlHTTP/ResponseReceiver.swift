@@ -9,19 +9,27 @@ import Foundation
 ///
 /// A status line starts a new response (a `100 Continue`, or a redirect curl follows), which resets
 /// headers and body, so what remains describes the final response. Driver thread only.
+///
+/// A large 2xx body with a `Content-Length` is received into a buffer from `ReceiveBufferPool`
+/// (reused memory, no page faults); others, and a body that outgrows its declared length, go to an
+/// ordinary `Data`.
 struct ResponseReceiver {
     /// Largest buffer reserved up front from a `Content-Length` (a bogus huge value must not allocate).
     static let maxReservation: Int64 = 1 << 30
 
     let destination: HTTPResponseDestination
+    let pool: ReceiveBufferPool
     private(set) var status = 0
     private(set) var headers = HTTPHeaders()
-    private(set) var body = Data()
+    private var body = Data()
+    private var pooled: PooledBody?
     private(set) var bytesWritten: Int64 = 0
     private var reserved = false
+    private var sinkStarted = false
 
-    init(destination: HTTPResponseDestination) {
+    init(destination: HTTPResponseDestination, pool: ReceiveBufferPool = .shared) {
         self.destination = destination
+        self.pool = pool
     }
 
     mutating func receiveHeaderLine(_ raw: UnsafeRawBufferPointer) {
@@ -35,8 +43,10 @@ struct ResponseReceiver {
             status = parts.count >= 2 ? Int(parts[1]) ?? 0 : 0
             headers = HTTPHeaders()
             body = Data()
+            pooled = nil
             bytesWritten = 0
             reserved = false
+            sinkStarted = false
         } else if line.first == " " || line.first == "\t", let last = headers.fields.last {
             // Obsolete line folding: the line continues the previous field's value.
             headers.remove(name: last.name)
@@ -54,11 +64,31 @@ struct ResponseReceiver {
             bytesWritten += Int64(chunk.count)
             return
         }
+        if case .sink(let sink) = destination, (200..<300).contains(status) {
+            if !sinkStarted {
+                sinkStarted = true
+                sink.responseStarted(status: status, headers: headers)
+            }
+            guard sink.receive(chunk) else {
+                throw HTTPError(kind: .responseDestination, message: "the body sink refused bytes")
+            }
+            bytesWritten += Int64(chunk.count)
+            return
+        }
         if !reserved {
             reserved = true
             if let declared = headers["Content-Length"].flatMap({ Int64($0) }), declared > 0 {
-                body.reserveCapacity(Int(min(declared, Self.maxReservation)))
+                if (200..<300).contains(status), declared <= Int64(pool.maximumSize) {
+                    pooled = PooledBody(pool: pool, expectedCount: Int(declared))
+                }
+                if pooled == nil { body.reserveCapacity(Int(min(declared, Self.maxReservation))) }
             }
+        }
+        if let pooled {
+            if pooled.append(chunk) { return }
+            // More than declared: carry on in ordinary memory.
+            body = pooled.copiedData()
+            self.pooled = nil
         }
         body.append(chunk.assumingMemoryBound(to: UInt8.self).baseAddress!, count: chunk.count)
     }
@@ -66,6 +96,10 @@ struct ResponseReceiver {
     /// Hands the collected body over without leaving a second reference (which would make the caller's
     /// first mutation copy it).
     mutating func takeBody() -> Data {
+        if let pooled {
+            self.pooled = nil
+            return pooled.takeData()
+        }
         let taken = body
         body = Data()
         return taken

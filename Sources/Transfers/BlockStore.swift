@@ -1,4 +1,6 @@
 import BlockCache
+import BoxAPI
+import CurlHTTP
 import Foundation
 import Logging
 import Synchronization
@@ -7,28 +9,75 @@ import Synchronization
 ///
 /// A block is looked for in memory, then among fetches in flight, then in the disk cache, and only
 /// then fetched. Fetches are block-aligned HTTP ranges; concurrent readers of the same blocks share
-/// one fetch, and a fetched range is split into blocks stored in memory and on disk.
-/// Lock order: `state` only; the disk cache has its own lock and is never called under `state`.
+/// one fetch. A streamed fetch hands out each block as soon as its bytes are in (see `RangeFetch`);
+/// arrived blocks move to memory and, in the background, to the disk cache.
+/// Lock order: `state` before a `RangeFetch`'s lock; the disk cache has its own lock and is never
+/// called under `state`.
 public final class BlockStore: Sendable {
     public let blockSize: Int64
     private let disk: BlockCache?
-    private let fetch: RangeFetcher
+    private let writer: DiskWriter?
+    private let source: Source
+    /// Learns where a file's content is, ahead of its first read (only when streaming from a `BoxClient`).
+    private let preparer: (@Sendable (RemoteFile) async throws -> Void)?
+    private let pool: ReceiveBufferPool
     private let logger: Logger
     private let state: Mutex<State>
 
+    enum Source: Sendable {
+        case data(RangeFetcher)
+        case stream(RangeStreamer)
+    }
+
     struct State {
         var memory: MemoryBlocks
-        /// Blocks being fetched: the task fetching the range, and where that range starts.
-        var inFlight: [MemoryBlocks.Key: (task: Task<Data, any Error>, start: Int64)] = [:]
+        /// Blocks being fetched, and the fetch that brings each.
+        var inFlight: [MemoryBlocks.Key: RangeFetch] = [:]
+        /// Files whose download location is being asked for.
+        var preparing: Set<RemoteFile> = []
     }
 
     /// - Parameters:
     ///   - disk: the on-disk cache, or nil for `cache=off`.
     ///   - memoryCapacity: bytes of fetched blocks held in memory for readers that have not asked yet.
-    public init(disk: BlockCache?, blockSize: Int64, memoryCapacity: Int, logger: Logger, fetch: @escaping RangeFetcher) {
+    ///   - fetch: returns a whole range at once (blocks become readable when all of it is here).
+    public convenience init(disk: BlockCache?, blockSize: Int64, memoryCapacity: Int, logger: Logger,
+                            fetch: @escaping RangeFetcher) {
+        self.init(disk: disk, blockSize: blockSize, memoryCapacity: memoryCapacity, logger: logger,
+                  source: .data(fetch), pool: .shared, preparer: nil)
+    }
+
+    /// - Parameter stream: delivers a range's bytes as they arrive (each block is readable as soon as
+    ///   its bytes are in); the mount's choice: `BoxClient.download(fileID:range:into:)`.
+    public convenience init(disk: BlockCache?, blockSize: Int64, memoryCapacity: Int, logger: Logger,
+                            stream: @escaping RangeStreamer) {
+        self.init(disk: disk, blockSize: blockSize, memoryCapacity: memoryCapacity, logger: logger,
+                  source: .stream(stream), pool: .shared, preparer: nil)
+    }
+
+    /// Streams ranges from Box with `client`, reusing a file's pre-signed download location for its
+    /// next ranges (one request per range instead of two); `prepare(_:)` works with this one.
+    public convenience init(disk: BlockCache?, blockSize: Int64, memoryCapacity: Int, logger: Logger,
+                            client: BoxClient) {
+        let locations = DownloadLocations()
+        let stream: RangeStreamer = { file, range, sink in
+            try await client.download(
+                fileID: file.id, range: range, into: sink, locations: locations, version: file.version)
+        }
+        self.init(disk: disk, blockSize: blockSize, memoryCapacity: memoryCapacity, logger: logger,
+                  source: .stream(stream), pool: .shared) { file in
+            try await client.prepareDownload(fileID: file.id, version: file.version, locations: locations)
+        }
+    }
+
+    init(disk: BlockCache?, blockSize: Int64, memoryCapacity: Int, logger: Logger, source: Source,
+         pool: ReceiveBufferPool, preparer: (@Sendable (RemoteFile) async throws -> Void)?) {
         self.disk = disk
+        self.writer = disk.map { DiskWriter(cache: $0, logger: logger) }
         self.blockSize = disk.map { Int64($0.blockSize) } ?? blockSize
-        self.fetch = fetch
+        self.source = source
+        self.preparer = preparer
+        self.pool = pool
         self.logger = logger
         self.state = Mutex(State(memory: MemoryBlocks(capacity: memoryCapacity)))
     }
@@ -48,18 +97,44 @@ public final class BlockStore: Sendable {
     /// The bytes of block `index` (shorter only at the end of the file).
     public func block(_ index: Int64, of file: RemoteFile) async throws -> Data {
         let key = MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)
-        let held = state.withLock { state -> (Data?, (task: Task<Data, any Error>, start: Int64)?) in
-            (state.memory.get(key), state.inFlight[key])
-        }
+        let held = state.withLock { state -> (Data?, RangeFetch?) in (state.memory.get(key), state.inFlight[key]) }
         if let data = held.0 { return data }
-        if let flight = held.1 { return try await slice(index, from: flight.task.value, start: flight.start) }
+        if let fetch = held.1 { return try await fetch.block(index) }
         if let data = disk?.read(fileID: file.id, version: file.version, block: Int(index)) {
-            state.withLock { $0.memory.put(key, data) }
+            state.withLock { $0.memory.put(key, data, wasRead: true) }
             return data
         }
         let range = index * blockSize..<min(file.size, (index + 1) * blockSize)
-        let flight = start(range, of: file)
-        return try await slice(index, from: flight.task.value, start: flight.start)
+        return try await start(range, of: file).block(index)
+    }
+
+    /// Starts learning where `file`'s content can be downloaded, without fetching any of it, so its
+    /// first read needs one request instead of two. For a caller that expects the file to be read
+    /// soon, e.g. the next files of a folder that is being read file after file (`grep -r`): with
+    /// 20 ms per request, half of each small file's wait. Returns at once; does nothing unless the
+    /// store streams from a `BoxClient`, or when the file's blocks are already here.
+    public func prepare(_ file: RemoteFile) {
+        guard let preparer, file.size > 0, !isAvailable(0, of: file) else { return }
+        let isNew = state.withLock { $0.preparing.insert(file).inserted }
+        guard isNew else { return }
+        Task { [weak self] in
+            do {
+                try await preparer(file)
+            } catch {
+                self?.logger.debug("could not prepare the download of file \(file.id): \(error)")
+            }
+            _ = self?.state.withLock { $0.preparing.remove(file) }
+        }
+    }
+
+    /// Returns once the blocks fetched so far are in the disk cache (they are written in the background).
+    public func flushDiskWrites() async {
+        await writer?.flush()
+    }
+
+    /// Returns when the disk cache's writer is not too far behind (readers pace themselves with it).
+    public func waitForDiskWriter() async {
+        await writer?.waitForRoom()
     }
 
     /// Forgets every block of a file (all versions), in memory and on disk: used when its bytes proved wrong.
@@ -74,62 +149,67 @@ public final class BlockStore: Sendable {
         return inMemory || disk?.has(fileID: file.id, version: file.version, block: Int(index)) == true
     }
 
-    /// Starts one range fetch and registers its blocks as in flight; when it ends, they move to memory
-    /// and disk. Checking and registering happen under one lock, so two readers that miss the same
-    /// block at once share a fetch: if the range's first block is already in flight (or arrived
-    /// meanwhile), that fetch is returned instead.
+    /// Starts one range fetch and registers its blocks as in flight. Checking and registering happen
+    /// under one lock, so two readers that miss the same block at once share a fetch: if the range's
+    /// first block is already in flight, that fetch is returned instead.
     @discardableResult
-    private func start(_ range: Range<Int64>, of file: RemoteFile) -> (task: Task<Data, any Error>, start: Int64) {
-        let fetch = self.fetch
-        let keys = stride(from: range.lowerBound / blockSize, through: (range.upperBound - 1) / blockSize, by: 1).map {
-            MemoryBlocks.Key(fileID: file.id, version: file.version, index: $0)
+    private func start(_ range: Range<Int64>, of file: RemoteFile) -> RangeFetch {
+        let firstKey = MemoryBlocks.Key(fileID: file.id, version: file.version, index: range.lowerBound / blockSize)
+        if let existing = state.withLock({ $0.inFlight[firstKey] }) { return existing }
+        let streams = if case .stream = source { true } else { false }
+        let fetch = RangeFetch(range: range, blockSize: blockSize, pool: streams ? pool : nil) {
+            [weak self] fetch, index, data, awaited in
+            self?.arrived(index, data, of: file, from: fetch, wasAwaited: awaited)
         }
-        let (flight, isNew) = state.withLock { state -> ((task: Task<Data, any Error>, start: Int64), Bool) in
-            if let existing = state.inFlight[keys[0]] { return (existing, false) }
-            if let held = state.memory.get(keys[0]) { return ((Task { held }, keys[0].index * blockSize), false) }
-            let task = Task { try await fetch(file.id, range) }
-            for key in keys { state.inFlight[key] = (task, range.lowerBound) }
-            return ((task, range.lowerBound), true)
-        }
-        if isNew {
-            Task { [weak self] in
-                let result = await flight.task.result
-                self?.finish(range, of: file, keys: keys, result: result)
+        let (chosen, isNew) = state.withLock { state -> (RangeFetch, Bool) in
+            if let existing = state.inFlight[firstKey] { return (existing, false) }
+            for index in fetch.blockIndexes {
+                state.inFlight[MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)] = fetch
             }
+            return (fetch, true)
         }
-        return flight
+        if isNew { run(fetch, of: file) }
+        return chosen
     }
 
-    private func finish(_ range: Range<Int64>, of file: RemoteFile, keys: [MemoryBlocks.Key], result: Result<Data, any Error>) {
-        guard case .success(let data) = result, data.count == range.count else {
-            state.withLock { state in for key in keys where state.inFlight[key]?.start == range.lowerBound { state.inFlight[key] = nil } }
-            if case .failure(let error) = result, !(error is CancellationError) {
-                logger.warning("fetching bytes \(range) of file \(file.id) failed: \(error)")
+    private func run(_ fetch: RangeFetch, of file: RemoteFile) {
+        let source = self.source
+        Task { [weak self] in
+            do {
+                switch source {
+                case .data(let fetcher): try fetch.deliver(try await fetcher(file.id, fetch.range))
+                case .stream(let streamer): _ = try await streamer(file, fetch.range, fetch)
+                }
+                fetch.finish()
+            } catch {
+                if !(error is CancellationError) {
+                    self?.logger.warning("fetching bytes \(fetch.range) of file \(file.id) failed: \(error)")
+                }
+                fetch.fail(error)
             }
-            return
+            self?.forget(fetch, of: file)
         }
-        var blocks: [(MemoryBlocks.Key, Data)] = []
-        for key in keys {
-            let from = Int(key.index * blockSize - range.lowerBound)
-            let to = min(data.count, from + Int(blockSize))
-            // Slices share the fetched buffer: no copy; the buffer lives while any of its blocks does.
-            blocks.append((key, data[data.startIndex + from..<data.startIndex + to]))
-        }
+    }
+
+    /// A block of a fetch is complete: it moves from in flight to memory, and to the disk cache.
+    private func arrived(_ index: Int64, _ data: Data, of file: RemoteFile, from fetch: RangeFetch, wasAwaited: Bool) {
+        let key = MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)
         state.withLock { state in
-            for (key, block) in blocks {
-                state.memory.put(key, block)
-                state.inFlight[key] = nil
-            }
+            state.memory.put(key, data, wasRead: wasAwaited)
+            if state.inFlight[key] === fetch { state.inFlight[key] = nil }
         }
-        if let disk {
-            for (key, block) in blocks { disk.write(fileID: file.id, version: file.version, block: Int(key.index), data: block) }
-        }
+        writer?.write([(index: index, data: data)], of: file)
     }
 
-    private func slice(_ index: Int64, from data: Data, start: Int64) throws -> Data {
-        let from = Int(index * blockSize - start)
-        let to = min(data.count, from + Int(blockSize))
-        guard from >= 0, from < to else { throw TransferError.shortRead(expectedAt: index * blockSize) }
-        return data[data.startIndex + from..<data.startIndex + to]
+    /// After a fetch ended: blocks it never brought are no longer in flight (a later read fetches them).
+    private func forget(_ fetch: RangeFetch, of file: RemoteFile) {
+        let missing = fetch.missingBlocks
+        guard !missing.isEmpty else { return }
+        state.withLock { state in
+            for index in missing {
+                let key = MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)
+                if state.inFlight[key] === fetch { state.inFlight[key] = nil }
+            }
+        }
     }
 }

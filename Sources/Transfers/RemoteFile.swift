@@ -17,7 +17,14 @@ public struct RemoteFile: Sendable, Hashable {
     }
 }
 
-/// Fetches bytes of a file from Box: `BoxClient.download` in the mount, anything in tests.
+/// Fetches bytes of a file from Box, the whole range at once: `BoxClient.download(fileID:range:)`,
+/// anything in tests.
 public typealias RangeFetcher = @Sendable (_ fileID: String, _ range: Range<Int64>) async throws -> Data
 
+/// Streams bytes of a file from Box into a sink as they arrive and returns how many of the range it
+/// delivered: `BoxClient.download(fileID:range:into:locations:version:)` in the mount.
+public typealias RangeStreamer = @Sendable (_ file: RemoteFile, _ range: Range<Int64>, _ sink: any DownloadSink)
+    async throws -> Int64
+
+import BoxAPI
 import Foundation

@@ -17,8 +17,30 @@ final class BlockCacheBasicTests: XCTestCase {
         XCTAssertFalse(cache.has(fileID: "123", version: "456", block: 1), "sparse: block 1 was never written")
         XCTAssertNil(cache.read(fileID: "123", version: "456", block: 1))
         XCTAssertEqual(cache.blockCount, 2)
-        let headers = Int64(2 * (BlockHeader.fixedLength + 3 + 3))
+        let headers = Int64(2 * (BlockTrailer.fixedLength + 3 + 3))
         XCTAssertEqual(cache.usedBytes, Int64(full.count + short.count) + headers)
+    }
+
+    /// Page-aligned blocks (slices of pooled receive buffers) take the `O_DIRECT` path where the file
+    /// system allows it: whole pages direct, the rest buffered; the bytes must come back the same.
+    func testPageAlignedBlocksRoundTrip() throws {
+        let directory = try TemporaryDirectory()
+        let blockSize = 1 << 20
+        let cache = try BlockCache(directory: directory.url, capacity: 64 << 20, blockSize: blockSize)
+        let sizes = [blockSize, blockSize - 1, 4096, 5000, 100]
+        for (block, size) in sizes.enumerated() {
+            let source = blockData(block, count: size)
+            var memory: UnsafeMutableRawPointer?
+            XCTAssertEqual(posix_memalign(&memory, 4096, size), 0)
+            let aligned = try XCTUnwrap(memory)
+            source.withUnsafeBytes { aligned.copyMemory(from: $0.baseAddress!, byteCount: size) }
+            let data = Data(bytesNoCopy: aligned, count: size, deallocator: .free)
+            cache.write(fileID: "aligned", version: "v", block: block, data: data)
+        }
+        for (block, size) in sizes.enumerated() {
+            XCTAssertEqual(cache.read(fileID: "aligned", version: "v", block: block), blockData(block, count: size),
+                           "block \(block) of \(size) bytes")
+        }
     }
 
     func testOtherVersionOrFileIsAMiss() throws {
@@ -55,7 +77,7 @@ final class BlockCacheBasicTests: XCTestCase {
         XCTAssertNil(cache.read(fileID: "9", version: "a", block: 0))
         XCTAssertEqual(cache.read(fileID: "10", version: "a", block: 0), blockData(7, count: 10))
         XCTAssertEqual(try blockFiles(in: directory.url).count, 1)
-        XCTAssertEqual(cache.usedBytes, Int64(BlockHeader.fixedLength + 2 + 1 + 10))
+        XCTAssertEqual(cache.usedBytes, Int64(BlockTrailer.fixedLength + 2 + 1 + 10))
     }
 
     func testUnusualKeysAreStoredUnderSafeNames() throws {

@@ -9,7 +9,7 @@ final class BlockCacheConcurrencyTests: XCTestCase {
     func testThirtyTwoTasksWritingAndReadingStayConsistent() async throws {
         let directory = try TemporaryDirectory()
         let blockSize = 8192
-        let fileSize = Int64(BlockHeader.fixedLength + 2 + 1 + blockSize)
+        let fileSize = Int64(BlockTrailer.fixedLength + 2 + 1 + blockSize)
         let capacity = fileSize * 40  // smaller than what is written: eviction runs concurrently too
         let cache = try BlockCache(directory: directory.url, capacity: capacity, blockSize: blockSize)
         let wrong = await withTaskGroup(of: Int.self) { group in

@@ -6,7 +6,7 @@ import XCTest
 /// Least-recently-used eviction within the capacity, headers included.
 final class BlockCacheEvictionTests: XCTestCase {
     private let blockSize = 4096
-    private var fileSize: Int64 { Int64(BlockHeader.fixedLength + 1 + 1 + blockSize) }
+    private var fileSize: Int64 { Int64(BlockTrailer.fixedLength + 1 + 1 + blockSize) }
 
     func testEvictionKeepsUsedBytesWithinCapacity() throws {
         let directory = try TemporaryDirectory()
@@ -48,7 +48,7 @@ final class BlockCacheEvictionTests: XCTestCase {
         cache.write(fileID: "1", version: "v", block: 0, data: blockData(1, count: blockSize))
         cache.write(fileID: "1", version: "v", block: 0, data: blockData(2, count: 10))
         XCTAssertEqual(cache.read(fileID: "1", version: "v", block: 0), blockData(2, count: 10))
-        XCTAssertEqual(cache.usedBytes, Int64(BlockHeader.fixedLength + 2 + 10))
+        XCTAssertEqual(cache.usedBytes, Int64(BlockTrailer.fixedLength + 2 + 10))
     }
 
     func testAShrunkCapacityEvictsAtStart() throws {

@@ -29,11 +29,12 @@ final class BlockCacheIntegrityTests: XCTestCase {
         XCTAssertEqual(cache.usedBytes, 0)
     }
 
-    func testACorruptHeaderByteIsAMiss() throws {
-        for offset in [0, 9, 17, 25, 40, BlockHeader.fixedLength + 1] {
+    func testACorruptTrailerByteIsAMiss() throws {
+        // Magic, layout version, length, block index, data length, checksum, padding, file id.
+        for offset in [0, 9, 13, 17, 25, 33, 50, BlockTrailer.fixedLength + 1] {
             let directory = try TemporaryDirectory()
             let (cache, file) = try cacheWithOneBlock(directory)
-            try flipByte(at: offset, in: file)
+            try flipByte(at: 4096 + offset, in: file)
             XCTAssertNil(cache.read(fileID: "42", version: "7", block: 3), "byte \(offset)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), "byte \(offset)")
         }
@@ -106,18 +107,32 @@ final class BlockCacheIntegrityTests: XCTestCase {
     func testAFailedWriteIsDroppedWithoutCrashing() throws {
         let directory = try TemporaryDirectory()
         let cache = try BlockCache(directory: directory.url, capacity: 1 << 20, blockSize: 4096)
-        // Make the temp folder unusable (a file in its place: ENOTDIR even for root).
-        let temp = URL(fileURLWithPath: cache.layout.tempDirectory)
-        try FileManager.default.removeItem(at: temp)
-        try Data().write(to: temp)
+        // Make the block's fan-out folder unusable (a file in its place: ENOTDIR even for root).
+        let key = try XCTUnwrap(BlockKey(fileID: "1", version: "v", block: 0))
+        let folder = URL(fileURLWithPath: cache.layout.blockPath(key)).deletingLastPathComponent()
+        try FileManager.default.removeItem(at: folder)
+        try Data().write(to: folder)
         cache.write(fileID: "1", version: "v", block: 0, data: blockData(1, count: 4096))
         XCTAssertNil(cache.read(fileID: "1", version: "v", block: 0))
         XCTAssertEqual(cache.usedBytes, 0)
         XCTAssertEqual(cache.blockCount, 0)
         // The reservation was given back: after repairing, the full capacity is usable again.
-        try FileManager.default.removeItem(at: temp)
-        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: false)
+        try FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
         cache.write(fileID: "1", version: "v", block: 0, data: blockData(1, count: 4096))
         XCTAssertEqual(cache.read(fileID: "1", version: "v", block: 0), blockData(1, count: 4096))
+    }
+
+    func testAFailedReplacementKeepsNothingStale() throws {
+        let directory = try TemporaryDirectory()
+        let (cache, _) = try cacheWithOneBlock(directory)
+        // Replacing goes through the temp folder: make it unusable.
+        let temp = URL(fileURLWithPath: cache.layout.tempDirectory)
+        try FileManager.default.removeItem(at: temp)
+        try Data().write(to: temp)
+        cache.write(fileID: "42", version: "7", block: 3, data: blockData(43, count: 4096))
+        XCTAssertEqual(cache.read(fileID: "42", version: "7", block: 3), blockData(42, count: 4096),
+                       "the old bytes stay until a replacement is complete")
+        XCTAssertEqual(cache.blockCount, 1)
     }
 }

@@ -15,6 +15,8 @@ final class FakeBox: Sendable {
         var bytes = Data(count: size)
         bytes.withUnsafeMutableBytes { raw in
             for index in 0..<(size / 8) { raw.storeBytes(of: generator.next() as UInt64, toByteOffset: index * 8, as: UInt64.self) }
+            // The tail too, never zero: a read that comes back zeroed must not pass for the right bytes.
+            for index in (size / 8 * 8)..<size { raw[index] = UInt8.random(in: 1...255) }
         }
         content = bytes
         self.delay = delay

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+@testable import Transfers
+
+/// Read-ahead is kept until it is read; what was read goes first, and only a little of it is kept.
+@Suite struct MemoryBlocksTests {
+    func key(_ index: Int64) -> MemoryBlocks.Key { MemoryBlocks.Key(fileID: "1", version: "v", index: index) }
+    let block = Data(count: 100)
+
+    @Test func blocksAlreadyReadAreEvictedBeforeUnreadOnes() {
+        var memory = MemoryBlocks(capacity: 400)
+        for index: Int64 in 0..<4 { memory.put(key(index), block) }
+        _ = memory.get(key(3))  // the newest block is read: it goes first, not the oldest unread one
+        memory.put(key(4), block)
+        #expect(!memory.contains(key(3)))
+        #expect((0..<3).allSatisfy { memory.contains(key($0)) } && memory.contains(key(4)))
+        memory.put(key(5), block)
+        #expect(!memory.contains(key(0)), "with nothing read left, the oldest unread block goes")
+        #expect(memory.bytes <= 400)
+    }
+
+    @Test func readBlocksStayWithinAQuarterOfTheCapacity() {
+        var memory = MemoryBlocks(capacity: 800)
+        for index: Int64 in 0..<8 { memory.put(key(index), block) }
+        for index: Int64 in 0..<5 { _ = memory.get(key(index)) }
+        #expect(memory.readBytes == 200)
+        #expect(!memory.contains(key(0)) && !memory.contains(key(1)) && !memory.contains(key(2)))
+        #expect((3..<8).allSatisfy { memory.contains(key($0)) })
+        memory.put(key(8), block, wasRead: true)
+        #expect(memory.readBytes == 200 && !memory.contains(key(3)))
+        memory.remove(fileID: "1")
+        #expect(memory.bytes == 0 && memory.readBytes == 0)
+    }
+}
