@@ -139,7 +139,7 @@ extension FileSystem {
             do {
                 if try await !writeBack.uploader.fileOpened(entryID) {
                     // Uploaded meanwhile: Box has this content; the next change journals anew.
-                    locals.withLock { files in files.update(number) { if $0.entryID == entryID { $0.entryID = nil } } }
+                    locals.withLock { $0.forgetEntry(entryID, of: number) }
                 }
                 return number
             } catch {

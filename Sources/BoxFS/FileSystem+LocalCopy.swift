@@ -115,7 +115,7 @@ extension FileSystem {
         do {
             if byPath, try await !writeBack.uploader.fileOpened(entryID) {
                 // Its upload finished meanwhile: this change needs an entry of its own.
-                locals.withLock { files in files.update(number) { if $0.entryID == entryID { $0.entryID = nil } } }
+                locals.withLock { $0.forgetEntry(entryID, of: number) }
                 guard let fresh = try await ensureEntry(number) else { return }
                 entryID = fresh
             }

@@ -109,7 +109,7 @@ extension FileSystem {
         } catch {
             throw FSError(error, context: "moving the pending upload of \(file.item.name)")
         }
-        locals.withLock { files in files.update(number) { if $0.entryID == entryID { $0.entryID = nil } } }
+        locals.withLock { $0.forgetEntry(entryID, of: number) }
         if rejournal {
             try await modify(number, modified: file.item.contentModifiedAt ?? Date()) { _ throws(FSError) in .unchanged }
         }

@@ -89,6 +89,12 @@ struct LocalFiles {
         return result
     }
 
+    /// The uploader no longer has `entryID` (its upload finished meanwhile): the file forgets it,
+    /// unless it already has a newer entry, so its next change is journaled afresh.
+    mutating func forgetEntry(_ entryID: Int64, of number: UInt64) {
+        update(number) { if $0.entryID == entryID { $0.entryID = nil } }
+    }
+
     @discardableResult
     mutating func remove(_ number: UInt64) -> File? {
         guard let file = files.removeValue(forKey: number) else { return nil }
