@@ -105,5 +105,7 @@ let package = Package(
         .testTarget(name: "MountTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "BlockCacheTests", dependencies: ["BlockCache"], swiftSettings: strict),
         .testTarget(name: "TransfersTests", dependencies: ["Transfers", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
+        // Pure rules of the filesystem core, tested without a mount.
+        .testTarget(name: "BoxFSTests", dependencies: ["BoxFS", "BoxAPI"], swiftSettings: strict),
     ]
 )

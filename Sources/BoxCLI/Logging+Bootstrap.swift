@@ -39,14 +39,11 @@ struct SyslogLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
-        file: String, function: String, line: UInt
-    ) {
-        let merged = metadata.merging(extra ?? [:]) { $1 }
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         let details = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
-        let text = "[\(source)] \(message)\(details)"
-        withVaList([text]) { vsyslog(Self.priority(level), "%s", $0) }
+        let text = "[\(event.source)] \(event.message)\(details)"
+        withVaList([text]) { vsyslog(Self.priority(event.level), "%s", $0) }
     }
 
     private static func priority(_ level: Logger.Level) -> Int32 {

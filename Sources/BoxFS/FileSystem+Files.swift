@@ -23,9 +23,11 @@ extension FileSystem {
         let item = try fileItem(inode)
         let writable = mode != .readOnly || truncate
         if !writable {
+            prepareNextFiles(afterOpening: item, inode: inode)
             if let number = attachHandle(toItemID: item.id) {
                 return OpenedFile(handle: handles.withLock { $0.open(.local(number: number, writable: false)) }, keepCache: false)
             }
+            await waitForSeeding(of: item.id)
             let file = RemoteFile(id: item.id, version: item.contentVersion, size: max(item.size, 0), sha1: item.sha1)
             let previous = openedVersions.withLock { $0.updateValue(file.version, forKey: inode) }
             let reader = FileReader(file: file, store: store, logger: logger)
@@ -157,13 +159,14 @@ extension FileSystem {
 
     /// Forgets a local file nobody has open once Box has its content (or it was deleted).
     func dropIfIdle(_ number: UInt64) {
-        let dropped = locals.withLock { files -> LocalFiles.File? in
+        locals.withLock { files in
             guard let file = files.file(number), file.handles <= 0, file.writers <= 0,
                 file.entryID == nil || file.unlinked
-            else { return nil }
-            return files.remove(number)
+            else { return }
+            _ = files.remove(number)
+            // Under the same lock: an open that no longer finds the local file finds its seeding.
+            retire(file)
         }
-        dropped?.staging.remove()
     }
 
     /// The Box file behind an inode, or EISDIR/ENOENT.

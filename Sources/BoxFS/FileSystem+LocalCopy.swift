@@ -21,7 +21,10 @@ extension FileSystem {
                 if let number = locals.withLock({ $0.file(itemID: item.id)?.number }) { return number }
                 let staging = try StagingFile(path: writeBack.newStagingPath(), create: true)
                 do {
-                    if !empty, item.size > 0 { try await fetch(item, into: staging) }
+                    if !empty, item.size > 0 {
+                        await waitForSeeding(of: item.id)
+                        try await fetch(item, into: staging)
+                    }
                 } catch {
                     staging.remove()
                     throw error

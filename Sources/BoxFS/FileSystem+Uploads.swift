@@ -26,6 +26,7 @@ extension FileSystem {
         guard let writeBack else { return 0 }
         let left = await writeBack.uploader.drain(timeout: timeout)
         await writeBack.uploader.shutdown()
+        await finishSeeding()
         return left
     }
 

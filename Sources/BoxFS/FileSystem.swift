@@ -24,6 +24,8 @@ public final class FileSystem: Sendable {
     let mountedAt = Date()
     /// The Box version each inode's file had when last opened: unchanged → the kernel keeps its page cache.
     let openedVersions = Mutex<[UInt64: String]>([:])
+    /// Folders being read file after file, whose next files' download locations are learnt ahead.
+    let listingOrderReads = Mutex(ListingOrderReads())
     /// Tells the kernel to drop what it cached of an inode (set by the adapter once the session exists).
     let invalidator = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
     /// The account as `GET /users/me` last described it (space, upload limit), and when.
@@ -38,6 +40,8 @@ public final class FileSystem: Sendable {
     let journaling = SingleFlight<UInt64, Int64?>()
     /// Serialises mtime writes to the journal (see `persistModifiedTime`).
     let modifiedTimeWrites = Mutex(())
+    /// Local copies being stored in the block cache as they are let go of, by Box file id (see `retire`).
+    let seedings = Mutex<[String: Task<Void, Never>]>([:])
 
     /// The file shown when the mounted item is a single file (a shared link to a file), else nil.
     let singleFileID: String?
@@ -70,8 +74,7 @@ public final class FileSystem: Sendable {
     /// Finds `name` in the folder `parent` and counts a kernel reference to it.
     public func lookup(parent: UInt64, name: String) async throws(FSError) -> FileAttributes {
         let folder = try folderItem(parent)
-        let items = try await listing(of: folder, inode: parent)
-        guard let item = items.first(where: { $0.name == name }) else { throw .notFound(name) }
+        guard let item = try await child(named: name, of: folder, inode: parent) else { throw .notFound(name) }
         let node = tree.withLock { $0.remember(item, parentInode: parent) }
         return attributes(of: node.item, inode: node.inode)
     }
@@ -136,6 +139,16 @@ public final class FileSystem: Sendable {
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
         guard node.item.kind == .folder else { throw .notDirectory(node.item.name) }
         return node.item
+    }
+
+    /// The item called `name` in a folder: from the cached listing's name index while fresh (a lookup
+    /// in a folder of 100,000 entries costs no scan of them), else from a new listing.
+    func child(named name: String, of folder: BoxItem, inode: UInt64) async throws(FSError) -> BoxItem? {
+        let ttl = options.directoryCacheTTL
+        if let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) {
+            return locals.withLock { $0.overlaid(named: name, in: cached, folderID: folder.id) }
+        }
+        return try await listing(of: folder, inode: inode).first { $0.name == name }
     }
 
     /// A folder's items: from the cache while fresh, else one listing (shared by concurrent callers).

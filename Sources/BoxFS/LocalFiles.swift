@@ -114,6 +114,16 @@ struct LocalFiles {
         return kept + local
     }
 
+    /// What `overlay(_:folderID:)` of the listing would show under `name`, without building it.
+    func overlaid(named name: String, in listing: InodeTable.Listing, folderID: String) -> BoxItem? {
+        let local = files.values.first { !$0.unlinked && $0.item.parentID == folderID && $0.item.name == name }
+        if let local { return local.item }
+        guard let position = listing.indexByName[name] else { return nil }
+        let item = listing.items[position]
+        // Hidden when its local file is shown elsewhere (moved) or under another name.
+        return byItemID[item.id] == nil ? item : nil
+    }
+
     /// Bytes written locally that Box does not have yet (for the quota check).
     var pendingBytes: Int64 {
         files.values.filter { $0.entryID != nil }.reduce(0) { $0 + max(0, $1.item.size - ($1.base?.size ?? 0)) }

@@ -29,7 +29,11 @@ public final class FUSEMount: @unchecked Sendable {
         if !options.isEmpty { words += ["-o", options.joined(separator: ",")] }
         if debug { words.append("-d") }
         let arguments = words.map { strdup($0) } + [nil]
-        var args = fuse_args(argc: Int32(words.count), argv: UnsafeMutablePointer(mutating: arguments), allocated: 0)
+        // argv must stay valid for the whole call, so it gets memory of its own (not an array's temporary pointer).
+        let argv = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: arguments.count)
+        argv.initialize(from: arguments, count: arguments.count)
+        defer { argv.deallocate() }
+        var args = fuse_args(argc: Int32(words.count), argv: argv, allocated: 0)
         var ops = FUSEOperations.table()
         guard let session = boxfs_fuse_session_new(&args, &ops, MemoryLayout<fuse_lowlevel_ops>.size, dispatcher.toOpaque())
         else {

@@ -20,10 +20,15 @@ extension FUSEOperations {
                 if !request.open(reply) { await fs.releaseFile(handle: opened.handle) }
             }
         }
-        ops.read = { req, _, size, offset, info in
+        ops.read = { req, inode, size, offset, info in
             let handle = boxfs_fuse_fi_fh(info)
             FUSEDispatcher.from(req).serve(req, "read") { request, fs throws(FSError) in
-                request.buffer(try await fs.read(handle: handle, offset: Int64(offset), length: size))
+                do throws(FSError) {
+                    request.buffer(try await fs.read(handle: handle, offset: Int64(offset), length: size))
+                } catch {
+                    if error.errno == EIO { fs.readFailed(inode: inode) }
+                    throw error
+                }
             }
         }
         ops.release = { req, _, info in

@@ -1,21 +1,31 @@
 import CFuse
+import Dispatch
 import Synchronization
 
 /// Sends cache invalidations to the kernel for a session, and stops doing so once the session ends.
+///
+/// Each invalidation runs on a serial queue of its own, never on Swift's cooperative pool: the
+/// kernel may make `fuse_lowlevel_notify_inval_inode` wait for a page locked by a read that is still
+/// in flight, and that read's reply needs a pool thread. On a 2-core machine the pool has two
+/// threads, so one blocked notification and one thread waiting for this lock would leave no thread
+/// to answer the read, and the mount would hang.
 final class KernelNotifier: Sendable {
     // The session pointer (kept as its address) is only used under `session`'s lock, and cleared before the
     // session is destroyed, so a late invalidation can never touch a freed session.
     private let session: Mutex<UInt?>
+    private let queue = DispatchQueue(label: "boxfs.kernel-notifier")
 
     init(_ session: OpaquePointer) {
         self.session = Mutex(UInt(bitPattern: session))
     }
 
-    /// Drops the kernel's cached pages and attributes of `inode`.
+    /// Drops the kernel's cached pages and attributes of `inode`, soon; returns at once.
     func invalidate(inode: UInt64) {
-        session.withLock { session in
-            guard let address = session, let pointer = OpaquePointer(bitPattern: address) else { return }
-            _ = fuse_lowlevel_notify_inval_inode(pointer, fuse_ino_t(inode), 0, 0)
+        queue.async { [self] in
+            session.withLock { session in
+                guard let address = session, let pointer = OpaquePointer(bitPattern: address) else { return }
+                _ = fuse_lowlevel_notify_inval_inode(pointer, fuse_ino_t(inode), 0, 0)
+            }
         }
     }
 

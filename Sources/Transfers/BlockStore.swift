@@ -15,13 +15,13 @@ import Synchronization
 /// called under `state`.
 public final class BlockStore: Sendable {
     public let blockSize: Int64
-    private let disk: BlockCache?
-    private let writer: DiskWriter?
+    let disk: BlockCache?
+    let writer: DiskWriter?
     private let source: Source
     /// Learns where a file's content is, ahead of its first read (only when streaming from a `BoxClient`).
     private let preparer: (@Sendable (RemoteFile) async throws -> Void)?
     private let pool: ReceiveBufferPool
-    private let logger: Logger
+    let logger: Logger
     private let state: Mutex<State>
 
     enum Source: Sendable {
@@ -33,8 +33,9 @@ public final class BlockStore: Sendable {
         var memory: MemoryBlocks
         /// Blocks being fetched, and the fetch that brings each.
         var inFlight: [MemoryBlocks.Key: RangeFetch] = [:]
-        /// Files whose download location is being asked for.
-        var preparing: Set<RemoteFile> = []
+        /// Files whose download location is being asked for, and the task asking: a read of such a
+        /// file waits for it rather than asking the API a second time.
+        var preparing: [RemoteFile: Task<Void, Never>] = [:]
     }
 
     /// - Parameters:
@@ -112,18 +113,27 @@ public final class BlockStore: Sendable {
     /// first read needs one request instead of two. For a caller that expects the file to be read
     /// soon, e.g. the next files of a folder that is being read file after file (`grep -r`): with
     /// 20 ms per request, half of each small file's wait. Returns at once; does nothing unless the
-    /// store streams from a `BoxClient`, or when the file's blocks are already here.
+    /// store streams from a `BoxClient`, or when the file's blocks are already here. A fetch of the
+    /// file that starts meanwhile waits for the preparation (see `run`), so the location is asked once.
     public func prepare(_ file: RemoteFile) {
-        guard let preparer, file.size > 0, !isAvailable(0, of: file) else { return }
-        let isNew = state.withLock { $0.preparing.insert(file).inserted }
-        guard isNew else { return }
-        Task { [weak self] in
-            do {
-                try await preparer(file)
-            } catch {
-                self?.logger.debug("could not prepare the download of file \(file.id): \(error)")
+        guard let preparer, file.size > 0,
+            disk?.has(fileID: file.id, version: file.version, block: 0) != true
+        else { return }
+        let logger = self.logger
+        let first = MemoryBlocks.Key(fileID: file.id, version: file.version, index: 0)
+        state.withLock { state in
+            // Checked under the lock a fetch registers under: a fetch already under way asks for itself.
+            guard state.preparing[file] == nil, state.inFlight[first] == nil, !state.memory.contains(first)
+            else { return }
+            // Registered under the lock that `run` reads it with; the task removes itself when done.
+            state.preparing[file] = Task { [weak self] in
+                do {
+                    try await preparer(file)
+                } catch {
+                    logger.debug("could not prepare the download of file \(file.id): \(error)")
+                }
+                _ = self?.state.withLock { $0.preparing.removeValue(forKey: file) }
             }
-            _ = self?.state.withLock { $0.preparing.remove(file) }
         }
     }
 
@@ -176,6 +186,8 @@ public final class BlockStore: Sendable {
         let source = self.source
         Task { [weak self] in
             do {
+                // The file's location is being learnt already: the fetch then needs no API call.
+                if let preparation = self?.state.withLock({ $0.preparing[file] }) { await preparation.value }
                 switch source {
                 case .data(let fetcher): try fetch.deliver(try await fetcher(file.id, fetch.range))
                 case .stream(let streamer): _ = try await streamer(file, fetch.range, fetch)

@@ -8,7 +8,12 @@ import Synchronization
 ///
 /// Hashing runs on a serial queue beside the reads, never on the reply path (it would cost as much
 /// CPU as the rest of the read path on two cores). The read that ends the file waits for the queue,
-/// so a mismatch found by then is that read's EIO; one found later is logged and the blocks dropped.
+/// and so does every read handed over after it: the kernel's read-ahead completes out of order, so
+/// the piece that completes the hash may come after the end, and its read must be the one that fails.
+/// (A read that did not wait was hashed before the end, so it cannot be the one that finds a
+/// mismatch; should it ever, the mismatch is still logged and the blocks dropped.)
+/// A mismatch sticks to the handle: every later read of it fails too. The kernel retries a failed
+/// read-ahead as a plain read of the same pages, and that retry must not succeed with the bad bytes.
 ///
 /// The read that ends the file also waits until the blocks fetched so far are in the disk cache
 /// (written in the background until then): a file read to its end is in the cache, even if the
@@ -29,6 +34,11 @@ public final class FileReader: Sendable {
     private let hashing: DispatchQueue
     /// Bytes handed to `hashing` and not hashed yet.
     private let hashBacklog = Atomic<Int>(0)
+    /// Whether the piece that ends the file has been handed to `hashing`. Set and read under its lock, with
+    /// the hand-over of pieces that do not wait, so every piece handed after the end's waits for its hash.
+    private let endHanded = Mutex(false)
+    /// The mismatch once the whole read proved wrong; every read after it fails with it.
+    private let failure = Mutex<TransferError?>(nil)
 
     public init(file: RemoteFile, store: BlockStore, logger: Logger) {
         self.file = file
@@ -44,6 +54,7 @@ public final class FileReader: Sendable {
     public func read(offset: Int64, length: Int) async throws -> Data {
         let end = min(offset + Int64(length), file.size)
         guard offset >= 0, offset < end else { return Data() }
+        if let failure = failure.withLock({ $0 }) { throw failure }
         let plan = planner.withLock { $0.plan(offset: offset, length: length) }
         for range in plan.fetches { store.prefetch(range, of: file) }
         await store.waitForDiskWriter()
@@ -79,13 +90,18 @@ public final class FileReader: Sendable {
         let count = data.count
         let endsFile = offset + Int64(count) == file.size
         let backlog = hashBacklog.wrappingAdd(count, ordering: .relaxed).newValue
-        guard endsFile || backlog > Self.maximumHashBacklog else {
-            hashing.async { [self] in
-                record(data, at: offset)
-                hashBacklog.wrappingSubtract(count, ordering: .relaxed)
+        let waits = endHanded.withLock { endHanded -> Bool in
+            if endsFile { endHanded = true }
+            guard endHanded || backlog > Self.maximumHashBacklog else {
+                hashing.async { [self] in
+                    if record(data, at: offset) != nil { Task { await dropBlocksAfterQueuedWrites() } }
+                    hashBacklog.wrappingSubtract(count, ordering: .relaxed)
+                }
+                return false
             }
-            return
+            return true
         }
+        guard waits else { return }
         // FIFO: by the time this runs, every piece handed to the queue before it has been hashed.
         let mismatch = await withCheckedContinuation { continuation in
             hashing.async { [self] in
@@ -94,17 +110,28 @@ public final class FileReader: Sendable {
                 continuation.resume(returning: mismatch)
             }
         }
-        if let mismatch { throw mismatch }
+        if let mismatch {
+            await dropBlocksAfterQueuedWrites()
+            throw mismatch
+        }
     }
 
-    /// Hashes one piece (on `hashing`); a mismatch is logged, drops the file's blocks and is returned once.
-    @discardableResult
+    /// Hashes one piece (on `hashing`); a mismatch is logged, drops the file's blocks, fails every later
+    /// read of this handle, and is returned once (the caller drops the blocks again after queued writes).
     private func record(_ data: Data, at offset: Int64) -> TransferError? {
         let (before, outcome) = verifier.withLock { verifier in (verifier.outcome, verifier.record(data, at: offset)) }
         guard before == .pending, case .mismatched(let actual) = outcome else { return nil }
         let error = TransferError.checksumMismatch(fileID: file.id, expected: file.sha1 ?? "", actual: actual)
+        failure.withLock { $0 = error }
         logger.error("\(error)")
         store.drop(fileID: file.id)
         return error
+    }
+
+    /// Drops the file's blocks again once the disk writer has stored what was queued before the mismatch:
+    /// blocks still in its queue at the first drop would otherwise land in the cache after it.
+    private func dropBlocksAfterQueuedWrites() async {
+        await store.flushDiskWrites()
+        store.drop(fileID: file.id)
     }
 }
