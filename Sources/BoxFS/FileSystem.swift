@@ -73,8 +73,30 @@ public final class FileSystem: Sendable {
 
     /// Finds `name` in the folder `parent` and counts a kernel reference to it.
     public func lookup(parent: UInt64, name: String) async throws(FSError) -> FileAttributes {
+        if let attributes = try lookupInFreshListing(parent: parent, name: name) { return attributes }
         let folder = try folderItem(parent)
-        guard let item = try await child(named: name, of: folder, inode: parent) else { throw .notFound(name) }
+        let items = try await listing(of: folder, inode: parent)
+        guard let item = items.first(where: { $0.name == name }) else { throw .notFound(name) }
+        return remember(item, parent: parent)
+    }
+
+    /// `lookup` answered from the folder's cached listing through its name index (no scan, no I/O),
+    /// or nil when the listing is older than `dir_cache_ttl` (then `lookup` lists the folder). This is
+    /// what the kernel asks thousands of times for `ls -l` or `find` in a large folder.
+    public func lookupInFreshListing(parent: UInt64, name: String) throws(FSError) -> FileAttributes? {
+        let folder = try folderItem(parent)
+        let ttl = options.directoryCacheTTL
+        guard let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) else {
+            return nil
+        }
+        guard let item = locals.withLock({ $0.overlaid(named: name, in: cached, folderID: folder.id) }) else {
+            throw .notFound(name)
+        }
+        return remember(item, parent: parent)
+    }
+
+    /// Counts a kernel reference to `item` in the folder `parent` and returns its attributes.
+    private func remember(_ item: BoxItem, parent: UInt64) -> FileAttributes {
         let node = tree.withLock { $0.remember(item, parentInode: parent) }
         return attributes(of: node.item, inode: node.inode)
     }
@@ -139,16 +161,6 @@ public final class FileSystem: Sendable {
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
         guard node.item.kind == .folder else { throw .notDirectory(node.item.name) }
         return node.item
-    }
-
-    /// The item called `name` in a folder: from the cached listing's name index while fresh (a lookup
-    /// in a folder of 100,000 entries costs no scan of them), else from a new listing.
-    func child(named name: String, of folder: BoxItem, inode: UInt64) async throws(FSError) -> BoxItem? {
-        let ttl = options.directoryCacheTTL
-        if let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) {
-            return locals.withLock { $0.overlaid(named: name, in: cached, folderID: folder.id) }
-        }
-        return try await listing(of: folder, inode: inode).first { $0.name == name }
     }
 
     /// A folder's items: from the cache while fresh, else one listing (shared by concurrent callers).

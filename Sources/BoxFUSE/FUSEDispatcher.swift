@@ -22,6 +22,35 @@ final class FUSEDispatcher: Sendable {
         Unmanaged<FUSEDispatcher>.fromOpaque(fuse_req_userdata(request)!).takeUnretainedValue()
     }
 
+    /// Serves a request that needs neither the network nor a wait on this, the session's thread: no
+    /// task and no interrupt registration (it is answered before an interrupt could matter). For the
+    /// requests `ls -l` and `find` send by the thousand (getattr, a lookup in a fresh listing), a
+    /// task's hand-over would cost more than the answer.
+    func serveNow(_ raw: fuse_req_t?, _ operation: StaticString,
+                  _ work: (FUSERequest, FileSystem) throws(FSError) -> Void) {
+        _ = answerNow(raw, operation) { request, filesystem throws(FSError) -> Bool in
+            try work(request, filesystem)
+            return true
+        }
+    }
+
+    /// Like `serveNow`, for a request that can only sometimes be answered at once: `work` returns false
+    /// without replying when it cannot, and so does this (the caller then `serve`s it in a task).
+    func answerNow(_ raw: fuse_req_t?, _ operation: StaticString,
+                   _ work: (FUSERequest, FileSystem) throws(FSError) -> Bool) -> Bool {
+        guard let raw else { return true }
+        let request = FUSERequest(raw)
+        do throws(FSError) {
+            if try work(request, filesystem) { return true }
+            request.handOver()
+            return false
+        } catch {
+            if error.errno != ENOENT { logger.debug("\(operation): \(error)") }
+            request.error(error.errno)
+            return true
+        }
+    }
+
     /// Serves one request in a task. Errors thrown by `work` become the reply's errno.
     func serve(
         _ raw: fuse_req_t?, _ operation: StaticString,

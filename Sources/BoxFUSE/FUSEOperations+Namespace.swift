@@ -53,10 +53,12 @@ extension FUSEOperations {
     static func installAttributeOperations(_ ops: inout fuse_lowlevel_ops) {
         ops.getxattr = { req, inode, name, size in
             let name = String(cString: name!)
+            // `ls -l` asks every file for its SELinux label and ACL: answered here, without a task.
+            guard inode == FileSystem.rootInode, name == StatusReport.attributeName else {
+                fuse_reply_err(req, ENODATA)
+                return
+            }
             FUSEDispatcher.from(req).serve(req, "getxattr") { request, fs throws(FSError) in
-                guard inode == FileSystem.rootInode, name == StatusReport.attributeName else {
-                    throw FSError(ENODATA, "no attribute \(name)")
-                }
                 let value = await fs.statusReport().encoded()
                 if size == 0 { return request.xattrSize(value.count) }
                 guard size >= value.count else { throw FSError(ERANGE, "attribute buffer too small") }

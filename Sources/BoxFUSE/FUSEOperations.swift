@@ -10,7 +10,15 @@ enum FUSEOperations {
         ops.`init` = { _, conn in FUSEOperations.configure(conn) }
         ops.lookup = { req, parent, name in
             let name = String(cString: name!)
-            FUSEDispatcher.from(req).serve(req, "lookup") { request, fs throws(FSError) in
+            let dispatcher = FUSEDispatcher.from(req)
+            // A fresh listing answers on this thread; only a folder that must be listed (again) needs a task.
+            let cached = dispatcher.answerNow(req, "lookup") { request, fs throws(FSError) -> Bool in
+                guard let attributes = try fs.lookupInFreshListing(parent: parent, name: name) else { return false }
+                request.entry(fuse_entry_param(attributes, entryTimeout: fs.entryTimeout, attributeTimeout: fs.attributeTimeout))
+                return true
+            }
+            guard !cached else { return }
+            dispatcher.serve(req, "lookup") { request, fs throws(FSError) in
                 let attributes = try await fs.lookup(parent: parent, name: name)
                 request.entry(fuse_entry_param(attributes, entryTimeout: fs.entryTimeout, attributeTimeout: fs.attributeTimeout))
             }
@@ -27,7 +35,7 @@ enum FUSEOperations {
             fuse_reply_none(req)
         }
         ops.getattr = { req, inode, _ in
-            FUSEDispatcher.from(req).serve(req, "getattr") { request, fs throws(FSError) in
+            FUSEDispatcher.from(req).serveNow(req, "getattr") { request, fs throws(FSError) in
                 request.attributes(stat(try fs.attributes(inode)), timeout: fs.attributeTimeout)
             }
         }

@@ -30,6 +30,10 @@ final class FUSERequest: @unchecked Sendable {
 
     func error(_ errno: Int32) { once { _ = fuse_reply_err($0, errno) } }
 
+    /// Gives up this wrapper's duty to reply, without replying: another `FUSERequest` of the same
+    /// kernel request (made by `FUSEDispatcher.serve`) answers it.
+    func handOver() { _ = answered.exchange(true, ordering: .acquiringAndReleasing) }
+
     func entry(_ entry: fuse_entry_param) {
         var entry = entry
         once { _ = fuse_reply_entry($0, &entry) }
