@@ -53,7 +53,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     static func read(_ path: String) throws -> StatusReport {
-        do { return try StatusReport.decode(try StatusAttribute.read(mountpoint: path)) } catch let error as StatusAttribute.ReadError {
+        do { return try StatusReport.decode(try StatusFile.read(mountpoint: path)) } catch let error as StatusFile.ReadError {
             throw ValidationError(error.description)
         }
     }

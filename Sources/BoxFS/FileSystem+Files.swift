@@ -14,12 +14,15 @@ public struct OpenedFile: Sendable {
     public let handle: UInt64
     /// True when the file's Box version is the one seen at the previous open of this inode.
     public let keepCache: Bool
+    /// Reads bypass the kernel's page cache and its idea of the file's size (the status file).
+    public var directIO = false
 }
 
 extension FileSystem {
     /// Opens a file. Reading a file with no local content reads Box lazily; opening for writing
     /// makes a complete local copy first (nothing fetched with O_TRUNC).
     public func openFile(_ inode: UInt64, mode: OpenMode, truncate: Bool) async throws(FSError) -> OpenedFile {
+        if inode == StatusFile.inode { return try await openStatusFile(mode: mode, truncate: truncate) }
         let item = try fileItem(inode)
         let writable = mode != .readOnly || truncate
         if !writable {
@@ -53,6 +56,10 @@ extension FileSystem {
         case .local(let number, _):
             guard let staging = locals.withLock({ $0.file(number)?.staging }) else { throw .badHandle }
             return try staging.read(offset: offset, length: length)
+        case .snapshot(let data):
+            guard offset >= 0, offset < Int64(data.count) else { return Data() }
+            let start = data.startIndex + Int(offset)
+            return data[start..<min(data.endIndex, start + length)]
         case .file(let reader):
             // Written through another handle since this one opened: the local content is the truth.
             if let staging = locals.withLock({ $0.file(itemID: reader.file.id)?.staging }) {

@@ -84,6 +84,7 @@ public final class FileSystem: Sendable {
     /// or nil when the listing is older than `dir_cache_ttl` (then `lookup` lists the folder). This is
     /// what the kernel asks thousands of times for `ls -l` or `find` in a large folder.
     public func lookupInFreshListing(parent: UInt64, name: String) throws(FSError) -> FileAttributes? {
+        if parent == Self.rootInode, name == StatusFile.name { return statusFileAttributes }
         let folder = try folderItem(parent)
         let ttl = options.directoryCacheTTL
         guard let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) else {
@@ -107,6 +108,7 @@ public final class FileSystem: Sendable {
     }
 
     public func attributes(_ inode: UInt64) throws(FSError) -> FileAttributes {
+        if inode == StatusFile.inode { return statusFileAttributes }
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
         return attributes(of: visible(node.item), inode: inode)
     }

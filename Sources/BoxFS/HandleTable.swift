@@ -1,4 +1,5 @@
 import BoxAPI
+import Foundation
 import Transfers
 
 /// A folder's listing frozen when it was opened.
@@ -14,6 +15,8 @@ enum OpenHandle: Sendable {
     case file(FileReader)
     /// A file with local content (`LocalFiles` number); `writable` when opened for writing.
     case local(number: UInt64, writable: Bool)
+    /// Bytes fixed at open (the status file).
+    case snapshot(Data)
 }
 
 /// Open file and folder handles by number. A value type guarded by the `FileSystem`'s mutex.

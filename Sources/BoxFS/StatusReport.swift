@@ -2,7 +2,7 @@ import Foundation
 import WriteBack
 
 /// What `boxfs status` shows for one mount: the uploads waiting or running, and recent errors.
-/// The daemon serves it as JSON in the extended attribute `user.boxfs.status` of the mount's root,
+/// The daemon serves it as JSON in a file of the mount's root that is never listed (`StatusFile`),
 /// so the command needs no socket and sees exactly the mounts its user can see.
 public struct StatusReport: Codable, Sendable, Equatable {
     public struct Upload: Codable, Sendable, Equatable {
@@ -25,8 +25,6 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var uploading: Int
     public var uploads: [Upload]
     public var recentErrors: [ErrorLine]
-
-    public static let attributeName = "user.boxfs.status"
 
     public static func decode(_ data: Data) throws -> StatusReport {
         let decoder = JSONDecoder()

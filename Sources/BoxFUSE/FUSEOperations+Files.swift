@@ -17,6 +17,7 @@ extension FUSEOperations {
                 let opened = try await fs.openFile(inode, mode: mode, truncate: flags & O_TRUNC != 0)
                 boxfs_fuse_fi_set_fh(&reply, opened.handle)
                 boxfs_fuse_fi_set_keep_cache(&reply, opened.keepCache ? 1 : 0)
+                if opened.directIO { boxfs_fuse_fi_set_direct_io(&reply, 1) }
                 if !request.open(reply) { await fs.releaseFile(handle: opened.handle) }
             }
         }

@@ -48,23 +48,12 @@ extension FUSEOperations {
         ops.link = { req, _, _, _ in fuse_reply_err(req, EPERM) }
     }
 
-    /// Extended attributes: only the read-only `user.boxfs.status` of the root, which `boxfs status`
-    /// reads. Setting any is refused with ENOTSUP, which `cp -a` and `rsync -X` accept quietly.
+    /// Extended attributes: none. getxattr answers ENOSYS, after which the kernel never asks again
+    /// (`ls -l` would otherwise ask every file for its SELinux label and ACL; `boxfs status` reads
+    /// `StatusFile` instead). Listing finds none; setting any is refused with ENOTSUP, which `cp -a`
+    /// and `rsync -X` accept quietly.
     static func installAttributeOperations(_ ops: inout fuse_lowlevel_ops) {
-        ops.getxattr = { req, inode, name, size in
-            let name = String(cString: name!)
-            // `ls -l` asks every file for its SELinux label and ACL: answered here, without a task.
-            guard inode == FileSystem.rootInode, name == StatusReport.attributeName else {
-                fuse_reply_err(req, ENODATA)
-                return
-            }
-            FUSEDispatcher.from(req).serve(req, "getxattr") { request, fs throws(FSError) in
-                let value = await fs.statusReport().encoded()
-                if size == 0 { return request.xattrSize(value.count) }
-                guard size >= value.count else { throw FSError(ERANGE, "attribute buffer too small") }
-                request.buffer(value)
-            }
-        }
+        ops.getxattr = { req, _, _, _ in fuse_reply_err(req, ENOSYS) }
         ops.listxattr = { req, _, size in
             if size == 0 { fuse_reply_xattr(req, 0) } else { fuse_reply_buf(req, nil, 0) }
         }

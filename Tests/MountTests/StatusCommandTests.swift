@@ -40,7 +40,7 @@ final class StatusCommandTests: WriteTestCase {
         try succeed(["cp", local.path, mount.path("big.bin")])
 
         let running = try await Poll.until("status to show big.bin uploading part-way", timeout: 60) {
-            try self.uploads(try self.statusJSON(mount)).first { entry in
+            self.uploads(try self.statusJSON(mount)).first { entry in
                 guard entry["state"] as? String == "uploading", let sent = self.number(entry["bytes_sent"]) else {
                     return false
                 }
@@ -89,12 +89,26 @@ final class StatusCommandTests: WriteTestCase {
         XCTAssertEqual(byMountpoint[second.mountpoint.path].map(uploads)?.first?["name"] as? String, "in-second.txt")
     }
 
-    func testStatusIsTheExtendedAttributeOfTheMountRoot() async throws {
+    func testStatusIsAnUnlistedReadOnlyFileThatNoBoxNameCanHide() async throws {
         let mount = try await startAndMount(options: ["write_back_delay=60"])
         try write("waiting\n", to: mount.path("x.txt"))
-        let value = try succeed(["getfattr", "--only-values", "-n", "user.boxfs.status", mount.mountpoint.path])
+        let statusPath = mount.path(".boxfs\\status")
+        let value = try succeed(["cat", statusPath])
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(value.utf8)) as? [String: Any], value)
         XCTAssertEqual(number(json["pending"]), 1)
         XCTAssertEqual(uploads(json).first?["name"] as? String, "x.txt")
+
+        XCTAssertEqual(try succeed(["ls", "-A", mount.mountpoint.path]), "x.txt\n", "the status file is never listed")
+        try fail(["bash", "-c", "echo x > \"$0\"", statusPath], with: "Permission denied")
+        // Box rejects `\` in names, so no file on Box can ever be the status file.
+        try fail(["touch", mount.path("other\\name")], with: "Invalid argument")
+    }
+
+    func testFilesHaveNoExtendedAttributesSoLsAsksForNone() async throws {
+        let mount = try await startAndMount(texts: ["a.txt": "a\n"])
+        // ENOSYS from the daemon reaches callers as "Operation not supported", and the kernel stops asking.
+        try fail(["getfattr", "-n", "security.selinux", mount.path("a.txt")], with: "Operation not supported")
+        try fail(["getfattr", "-n", "user.boxfs.status", mount.mountpoint.path], with: "Operation not supported")
+        XCTAssertEqual(try succeed(["cat", mount.path("a.txt")]), "a\n")
     }
 }
