@@ -4,7 +4,7 @@ import BoxFUSE
 import Foundation
 
 /// `boxfs status [MOUNTPOINT] [--json]`: uploads waiting or running, with progress, and recent
-/// errors, read from the mount's `user.boxfs.status` attribute (so no socket, and only mounts the
+/// errors, read from the mount's unlisted status file (`StatusFile`: no socket, and only mounts the
 /// caller can reach).
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
