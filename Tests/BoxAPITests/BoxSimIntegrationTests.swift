@@ -8,41 +8,7 @@ import XCTest
 
 /// The client against a real boxsim process over real sockets; boxsim's request log shows what
 /// went over the wire.
-final class BoxSimIntegrationTests: XCTestCase {
-    private var sim: BoxSimProcess?
-    private var http: HTTPClient?
-
-    override func tearDown() {
-        http?.shutdown()
-        sim?.stop()
-        super.tearDown()
-    }
-
-    /// Starts boxsim with `seed` and returns a client for its developer token.
-    private func start(seed: URL? = nil, token: String? = nil) async throws -> (BoxSimProcess, BoxClient) {
-        let sim = try await BoxSimProcess.start(seed: seed)
-        let http = HTTPClient()
-        self.sim = sim
-        self.http = http
-        let client = BoxClient(
-            endpoints: BoxEndpoints(serverBase: sim.baseURL), http: http,
-            tokens: StaticTokenProvider(token: token ?? sim.developerToken))
-        return (sim, client)
-    }
-
-    /// The log once it holds at least `count` entries matching `filter`: boxsim appends an entry
-    /// right after the response is sent, which can be a moment after the client has it.
-    private func logged(
-        _ sim: BoxSimProcess, atLeast count: Int, where filter: (LoggedRequest) -> Bool
-    ) async throws -> [LoggedRequest] {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while true {
-            let matching = try sim.requestLog().filter(filter)
-            if matching.count >= count || ContinuousClock.now > deadline { return matching }
-            try await Task.sleep(nanoseconds: 20_000_000)
-        }
-    }
-
+final class BoxSimIntegrationTests: BoxSimClientTestCase {
     func testCurrentUser() async throws {
         let (sim, client) = try await start()
         let user = try await client.currentUser()

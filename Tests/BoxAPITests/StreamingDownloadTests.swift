@@ -28,26 +28,12 @@ final class OffsetCollector: DownloadSink {
 }
 
 /// `download(fileID:range:into:)`: the bytes of a range, at their file offsets, as they arrive.
-final class StreamingDownloadTests: XCTestCase {
-    private var sim: BoxSimProcess?
-    private var http: HTTPClient?
-
-    override func tearDown() {
-        http?.shutdown()
-        sim?.stop()
-        super.tearDown()
-    }
-
+final class StreamingDownloadTests: BoxSimClientTestCase {
     func testARangeStreamsInPiecesAtItsFileOffsets() async throws {
         let size = 5 * 1024 * 1024 + 17
         let seed = try SeedTree.make(largeFiles: ["big.bin": size])
         let expected = try Data(contentsOf: seed.appendingPathComponent("big.bin"))
-        let sim = try await BoxSimProcess.start(seed: seed)
-        let http = HTTPClient()
-        (self.sim, self.http) = (sim, http)
-        let client = BoxClient(
-            endpoints: BoxEndpoints(serverBase: sim.baseURL), http: http,
-            tokens: StaticTokenProvider(token: sim.developerToken))
+        let (sim, client) = try await start(seed: seed)
         let file = try await client.item(atPath: "/big.bin")
 
         let sink = OffsetCollector()
@@ -100,36 +86,16 @@ final class StreamingDownloadTests: XCTestCase {
 }
 
 /// A remembered download location saves the API call for the next ranges of the same file version.
-final class DownloadLocationTests: XCTestCase {
-    private var sim: BoxSimProcess?
-    private var http: HTTPClient?
-
-    /// Logged requests for `path` once at least `expected` are there (boxsim logs a request just after
-    /// sending its answer, which can be a moment after the client has it), or after 5 s.
+final class DownloadLocationTests: BoxSimClientTestCase {
+    /// How many requests for `path` boxsim logged, once at least `expected` are there (or after 5 s).
     private func logged(_ sim: BoxSimProcess, path: String, expected: Int) async throws -> Int {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while true {
-            let count = try sim.requestLog().filter { $0.path == path }.count
-            if count >= expected || ContinuousClock.now > deadline { return count }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
-    override func tearDown() {
-        http?.shutdown()
-        sim?.stop()
-        super.tearDown()
+        try await logged(sim, atLeast: expected) { $0.path == path }.count
     }
 
     func testTheNextRangesOfAFileSkipTheAPICallAndARefusedLocationIsRenewed() async throws {
         let seed = try SeedTree.make(largeFiles: ["big.bin": 3 << 20])
         let expected = try Data(contentsOf: seed.appendingPathComponent("big.bin"))
-        let sim = try await BoxSimProcess.start(seed: seed)
-        let http = HTTPClient()
-        (self.sim, self.http) = (sim, http)
-        let client = BoxClient(
-            endpoints: BoxEndpoints(serverBase: sim.baseURL), http: http,
-            tokens: StaticTokenProvider(token: sim.developerToken))
+        let (sim, client) = try await start(seed: seed)
         let file = try await client.item(atPath: "/big.bin")
         let locations = DownloadLocations()
         let contentPath = "/2.0/files/\(file.id)/content"
@@ -161,12 +127,7 @@ final class DownloadLocationTests: XCTestCase {
 
     func testAPreparedDownloadNeedsOnlyTheLocationRequest() async throws {
         let seed = try SeedTree.make(files: ["small.txt": Data("a small file\n".utf8)])
-        let sim = try await BoxSimProcess.start(seed: seed)
-        let http = HTTPClient()
-        (self.sim, self.http) = (sim, http)
-        let client = BoxClient(
-            endpoints: BoxEndpoints(serverBase: sim.baseURL), http: http,
-            tokens: StaticTokenProvider(token: sim.developerToken))
+        let (sim, client) = try await start(seed: seed)
         let file = try await client.item(atPath: "/small.txt")
         let locations = DownloadLocations()
         try await client.prepareDownload(fileID: file.id, version: "v", locations: locations)
