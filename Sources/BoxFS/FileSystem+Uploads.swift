@@ -154,7 +154,7 @@ extension FileSystem {
             tree.invalidateListing(folderID: original.parentID)
             return inode
         }
-        if let inode, let invalidate = invalidator.withLock({ $0 }) { Task.detached { invalidate(inode) } }
+        if let inode, let invalidate = invalidator.withLock({ $0 }) { invalidate(inode) }
         logger.warning("\"\(original.name)\" changed on Box while written here; the local content is \"\(copyName)\"")
     }
 

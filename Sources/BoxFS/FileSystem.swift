@@ -61,7 +61,9 @@ public final class FileSystem: Sendable {
         self.tree = Mutex(InodeTable(root: root.kind == .file ? SingleFileRoot.folder(for: root) : root))
     }
 
-    /// Registers how to invalidate the kernel's cache of an inode (its pages and attributes).
+    /// Registers how to invalidate the kernel's cache of an inode (its pages and attributes). The
+    /// closure must return at once, doing its work elsewhere: it is called while a request may be
+    /// served, and the kernel can make an invalidation wait for that request (see `KernelNotifier`).
     public func setInvalidator(_ invalidate: @escaping @Sendable (UInt64) -> Void) {
         invalidator.withLock { $0 = invalidate }
     }
@@ -178,10 +180,7 @@ public final class FileSystem: Sendable {
                 return try await client.folderItems(id: folder.id).filter { $0.kind != .webLink }
             }
             let changed = tree.withLock { $0.store(listing: items, folderID: folder.id, at: .now) }
-            if !changed.isEmpty, let invalidate = invalidator.withLock({ $0 }) {
-                // Asynchronously: the kernel may hold locks for the request being served right now.
-                Task.detached { changed.forEach(invalidate) }
-            }
+            if !changed.isEmpty, let invalidate = invalidator.withLock({ $0 }) { changed.forEach(invalidate) }
             return locals.withLock { $0.overlay(items, folderID: folder.id) }
         } catch {
             throw FSError(error, context: "listing \(folder.name)")
