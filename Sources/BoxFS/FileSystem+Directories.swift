@@ -35,8 +35,8 @@ extension FileSystem {
     public func rememberEntry(handle: UInt64, position: Int) throws(FSError) -> FileAttributes {
         guard case .directory(let snapshot)? = handles.withLock({ $0.handle(handle) }) else { throw .badHandle }
         guard position >= 2, position - 2 < snapshot.items.count else { return try attributes(snapshot.inode) }
-        let node = tree.withLock { $0.remember(snapshot.items[position - 2], parentInode: snapshot.inode) }
-        return attributes(of: node.item, inode: node.inode)
+        // The snapshot may be older than a write since: the kernel is given what the mount has now.
+        return remember(snapshot.items[position - 2], parent: snapshot.inode)
     }
 
     public func releaseDirectory(handle: UInt64) {

@@ -99,9 +99,11 @@ public final class FileSystem: Sendable {
     }
 
     /// Counts a kernel reference to `item` in the folder `parent` and returns its attributes.
-    private func remember(_ item: BoxItem, parent: UInt64) -> FileAttributes {
+    /// The attributes are the node's as the mount knows it now (local content first), not `item`'s,
+    /// which may be older (see `InodeTable.remember`).
+    func remember(_ item: BoxItem, parent: UInt64) -> FileAttributes {
         let node = tree.withLock { $0.remember(item, parentInode: parent) }
-        return attributes(of: node.item, inode: node.inode)
+        return attributes(of: visible(node.item), inode: node.inode)
     }
 
     /// The kernel no longer references `inode` `count` times.
@@ -174,16 +176,29 @@ public final class FileSystem: Sendable {
             return locals.withLock { $0.overlay(cached.items, folderID: folder.id) }
         }
         do {
-            let client = self.client, singleFileID = self.singleFileID
-            let items = try await listingFetches.run(folder.id) {
-                if folder.id == SingleFileRoot.folderID, let singleFileID { return [try await client.file(id: singleFileID)] }
-                return try await client.folderItems(id: folder.id).filter { $0.kind != .webLink }
-            }
-            let changed = tree.withLock { $0.store(listing: items, folderID: folder.id, at: .now) }
-            if !changed.isEmpty, let invalidate = invalidator.withLock({ $0 }) { changed.forEach(invalidate) }
+            let items = try await listingFetches.run(folder.id) { [self] in try await fetchListing(of: folder) }
             return locals.withLock { $0.overlay(items, folderID: folder.id) }
         } catch {
             throw FSError(error, context: "listing \(folder.name)")
         }
+    }
+
+    /// Asks Box for a folder's items and stores them (once, however many callers wait for it), with
+    /// the mount's own changes made meanwhile laid over them (see `OwnChanges`); answers what was stored.
+    private func fetchListing(of folder: BoxItem) async throws -> [BoxItem] {
+        let start = tree.withLock { $0.ownChanges.beginFetch() }
+        defer { tree.withLock { $0.ownChanges.endFetch(start) } }
+        let fetched: [BoxItem]
+        if folder.id == SingleFileRoot.folderID, let singleFileID {
+            fetched = [try await client.file(id: singleFileID)]
+        } else {
+            fetched = try await client.folderItems(id: folder.id).filter { $0.kind != .webLink }
+        }
+        let (changed, stored) = tree.withLock { tree in
+            let changed = tree.store(listing: fetched, folderID: folder.id, at: .now, since: start)
+            return (changed, tree.listings[folder.id]?.items ?? fetched)
+        }
+        if !changed.isEmpty, let invalidate = invalidator.withLock({ $0 }) { changed.forEach(invalidate) }
+        return stored
     }
 }

@@ -9,6 +9,7 @@ extension InodeTable {
     /// Puts `item` into the cached listing of `folderID` (if one is cached), replacing an entry with
     /// the same id or the same name, and refreshes its node.
     mutating func upsert(_ item: BoxItem, inFolder folderID: String) {
+        ownChanges.record(.upsert(item), in: folderID)
         if var listing = listings[folderID] {
             var items = listing.items.filter { $0.id != item.id && $0.name != item.name }
             items.append(item)
@@ -20,6 +21,7 @@ extension InodeTable {
 
     /// Takes the item with `id` out of the cached listing of `folderID`.
     mutating func removeFromListing(id: String, folderID: String) {
+        ownChanges.record(.remove(id: id), in: folderID)
         guard let listing = listings[folderID] else { return }
         listings[folderID] = Listing(items: listing.items.filter { $0.id != id }, fetchedAt: listing.fetchedAt)
     }

@@ -37,6 +37,8 @@ struct InodeTable {
     var inodeByBoxID: [String: UInt64] = [:]
     var listings: [String: Listing] = [:]
     private var nextInode: UInt64 = 2
+    /// The mount's own changes to listings while fetches are in flight (see `OwnChanges`).
+    var ownChanges = OwnChanges()
 
     init(root: BoxItem) {
         nodes[Self.rootInode] = Node(inode: Self.rootInode, item: root, parentInode: Self.rootInode, lookupCount: 1)
@@ -53,7 +55,15 @@ struct InodeTable {
 
     /// Stores a listing and refreshes the nodes the kernel already knows among its items. Returns the
     /// inodes whose content changed on Box (another version), whose kernel caches must be dropped.
-    mutating func store(listing items: [BoxItem], folderID: String, at now: ContinuousClock.Instant) -> [UInt64] {
+    ///
+    /// `since` is what `beginListingFetch` answered before the listing was asked for: the mount's own
+    /// changes to the folder after that (an upload that landed, a rename, a delete) are laid over the
+    /// listing, because Box may have answered before it had them. Without this a listing fetched while
+    /// an upload lands rolls the file back to its older size and version.
+    mutating func store(
+        listing fetched: [BoxItem], folderID: String, at now: ContinuousClock.Instant, since: UInt64? = nil
+    ) -> [UInt64] {
+        let items = since.map { ownChanges.replay(on: fetched, folderID: folderID, after: $0) } ?? fetched
         listings[folderID] = Listing(items: items, fetchedAt: now)
         var changed: [UInt64] = []
         for item in items {
@@ -70,9 +80,12 @@ struct InodeTable {
     }
 
     /// Hands an item to the kernel: finds or makes its inode and counts one more kernel reference.
+    ///
+    /// A node the kernel already knows keeps its item: `item` may come from an older listing or a
+    /// directory snapshot taken before a write, and only `store(listing:)` and the mount's own changes
+    /// may move a node's item (readdirplus would otherwise hand the kernel an older size).
     mutating func remember(_ item: BoxItem, parentInode: UInt64) -> Node {
         if let inode = inodeByBoxID[item.id], var node = nodes[inode] {
-            node.item = item
             node.parentInode = inode == Self.rootInode ? inode : parentInode
             node.lookupCount += 1
             nodes[inode] = node
