@@ -1,13 +1,13 @@
 import Foundation
 import XCTest
 
-/// Box's recorded real responses in `../shared/box-api/recorded/`, found from this file's location
+/// Box's recorded real responses in `Tests/Fixtures/box-api/recorded/`, found from this file's location
 /// (package root = three levels up from this file).
 enum RecordedFixtures {
     static let directory: URL = {
         let here = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         let packageRoot = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/box-api/recorded")
+        return packageRoot.appendingPathComponent("Tests/Fixtures/box-api/recorded")
     }()
 
     /// The bytes of `recorded/<name>`, e.g. `Files/GetFileInfo.json`.

@@ -2,7 +2,7 @@ import BoxTestSupport
 import Foundation
 import XCTest
 
-/// Box's recorded answers (`../shared/box-api/recorded/`) against boxsim's answers to the same requests, by JSON
+/// Box's recorded answers (`Tests/Fixtures/box-api/recorded/`) against boxsim's answers to the same requests, by JSON
 /// shape: key sets and value kinds, recursively, array elements by their shape (grouped by `type`). Differences
 /// must be fixed in boxsim or explained in `RecordedShapeAllowList`.
 final class RecordedShapeTests: XCTestCase {

@@ -1,14 +1,14 @@
 import Foundation
 import XCTest
 
-/// Compares boxsim answers with Box's recorded answers (`../shared/box-api/recorded/`) by JSON shape and collects
+/// Compares boxsim answers with Box's recorded answers (`Tests/Fixtures/box-api/recorded/`) by JSON shape and collects
 /// every difference that `RecordedShapeAllowList` does not explain; `assertClean()` fails with the whole list,
 /// and also names allow-list entries of the compared recordings that no longer match anything (stale).
 final class ShapeComparison {
     static let recordedDirectory: URL = {
         if let path = ProcessInfo.processInfo.environment["BOX_API_RECORDED"] { return URL(fileURLWithPath: path) }
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/box-api/recorded")
+            .appendingPathComponent("Tests/Fixtures/box-api/recorded")
     }()
 
     /// Every recording, as `Group/Name.json`.

@@ -31,8 +31,7 @@ final class SharedLinkTests: XCTestCase {
         let created = try share("files", id, [String: Any]())
         XCTAssertEqual(created.status, 200, created.text)
         let link = try XCTUnwrap(try created.json()["shared_link"] as? [String: Any])
-        let recorded = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath:
-            "/work/shared/box-api/recorded/Files/GetFileSharedLink.json"))) as? [String: Any]
+        let recorded = try JSONSerialization.jsonObject(with: Data(contentsOf: ShapeComparison.recordedDirectory.appendingPathComponent("Files/GetFileSharedLink.json"))) as? [String: Any]
         let recordedKeys = Set((recorded?["shared_link"] as? [String: Any] ?? [:]).keys)
         XCTAssertTrue(recordedKeys.isSubset(of: Set(link.keys)), "missing: \(recordedKeys.subtracting(link.keys))")
         let url = try XCTUnwrap(link["url"] as? String)

@@ -6,7 +6,8 @@ import XCTest
 /// (scripts/check-box-response: openapi-schema-validator over box-openapi's openapi.json).
 final class SpecValidationTests: XCTestCase {
     static let specPath = ProcessInfo.processInfo.environment["BOX_OPENAPI_SPEC"]
-        ?? "/work/shared/box-api/openapi/openapi.json"
+        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/box-api/openapi/openapi.json").path
     static let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/check-box-response").path
 
