@@ -37,7 +37,7 @@ extension FileSystem {
     func checkNameFree(_ name: String, in folder: BoxItem, inode: UInt64, except id: String? = nil) async throws(FSError) {
         let items = try await listing(of: folder, inode: inode)
         if let taken = items.first(where: { BoxName.sameOnBox($0.name, name) && $0.id != id }) {
-            throw taken.name == name
+            throw BoxName.same(taken.name, name)
                 ? .exists(name) : FSError(EEXIST, "\(name): Box ignores case and \"\(taken.name)\" exists")
         }
     }

@@ -39,7 +39,7 @@ extension FileSystem {
     func child(_ name: String, in parent: UInt64) async throws(FSError) -> (folder: BoxItem, item: BoxItem) {
         let folder = try folderItem(parent)
         let items = try await listing(of: folder, inode: parent)
-        guard let item = items.first(where: { $0.name == name }) else { throw .notFound(name) }
+        guard let item = items.first(where: { BoxName.same($0.name, name) }) else { throw .notFound(name) }
         return (folder, item)
     }
 

@@ -78,7 +78,7 @@ public final class FileSystem: Sendable {
         if let attributes = try lookupInFreshListing(parent: parent, name: name) { return attributes }
         let folder = try folderItem(parent)
         let items = try await listing(of: folder, inode: parent)
-        guard let item = items.first(where: { $0.name == name }) else { throw .notFound(name) }
+        guard let item = items.first(where: { BoxName.same($0.name, name) }) else { throw .notFound(name) }
         return remember(item, parent: parent)
     }
 

@@ -10,7 +10,7 @@ extension InodeTable {
     /// the same id or the same name, and refreshes its node.
     mutating func upsert(_ item: BoxItem, inFolder folderID: String) {
         if var listing = listings[folderID] {
-            var items = listing.items.filter { $0.id != item.id && $0.name != item.name }
+            var items = listing.items.filter { $0.id != item.id && !BoxName.same($0.name, item.name) }
             items.append(item)
             listing = Listing(items: items, fetchedAt: listing.fetchedAt)
             listings[folderID] = listing

@@ -108,17 +108,17 @@ struct LocalFiles {
     func overlay(_ items: [BoxItem], folderID: String) -> [BoxItem] {
         let local = files.values.filter { !$0.unlinked && $0.item.parentID == folderID }.map(\.item)
         guard !local.isEmpty || items.contains(where: { byItemID[$0.id] != nil }) else { return items }
-        let names = Set(local.map(\.name)), ids = Set(local.map(\.id))
+        let names = Set(local.map { BoxName.key($0.name) }), ids = Set(local.map(\.id))
         // A Box item whose local file moved elsewhere is hidden too (it is shown where it went).
-        let kept = items.filter { !names.contains($0.name) && !ids.contains($0.id) && byItemID[$0.id] == nil }
+        let kept = items.filter { !names.contains(BoxName.key($0.name)) && !ids.contains($0.id) && byItemID[$0.id] == nil }
         return kept + local
     }
 
     /// What `overlay(_:folderID:)` of the listing would show under `name`, without building it.
     func overlaid(named name: String, in listing: InodeTable.Listing, folderID: String) -> BoxItem? {
-        let local = files.values.first { !$0.unlinked && $0.item.parentID == folderID && $0.item.name == name }
+        let local = files.values.first { !$0.unlinked && $0.item.parentID == folderID && BoxName.same($0.item.name, name) }
         if let local { return local.item }
-        guard let position = listing.indexByName[name] else { return nil }
+        guard let position = listing.position(of: name) else { return nil }
         let item = listing.items[position]
         // Hidden when its local file is shown elsewhere (moved) or under another name.
         return byItemID[item.id] == nil ? item : nil

@@ -5,10 +5,10 @@ import Foundation
 extension FUSEOperations {
     static func installWriteOperations(_ ops: inout fuse_lowlevel_ops) {
         ops.create = { req, parent, name, _, info in
-            let name = String(cString: name!)
+            let name = KernelName(name!)
             let info = info!.pointee
             FUSEDispatcher.from(req).serve(req, "create") { request, fs throws(FSError) in
-                let (attributes, handle) = try await fs.create(parent: parent, name: name)
+                let (attributes, handle) = try await fs.create(parent: parent, name: name.new())
                 var reply = info
                 boxfs_fuse_fi_set_fh(&reply, handle)
                 let entry = fuse_entry_param(
@@ -20,11 +20,11 @@ extension FUSEOperations {
             }
         }
         ops.mknod = { req, parent, name, mode, _ in
-            let name = String(cString: name!)
+            let name = KernelName(name!)
             FUSEDispatcher.from(req).serve(req, "mknod") { request, fs throws(FSError) in
                 // Box holds files and folders only: no devices, pipes or sockets.
-                guard mode & S_IFMT == S_IFREG else { throw FSError(EPERM, "\(name): Box has only files and folders") }
-                let (attributes, handle) = try await fs.create(parent: parent, name: name)
+                guard mode & S_IFMT == S_IFREG else { throw FSError(EPERM, "mknod: Box has only files and folders") }
+                let (attributes, handle) = try await fs.create(parent: parent, name: name.new())
                 await fs.releaseFile(handle: handle)
                 request.entry(
                     fuse_entry_param(attributes, entryTimeout: fs.entryTimeout, attributeTimeout: fs.attributeTimeout))
