@@ -10,6 +10,13 @@ extension FileSystem {
     public func rename(
         parent: UInt64, name: String, newParent: UInt64, newName: String, noReplace: Bool
     ) async throws(FSError) {
+        try await renameEntry(parent: parent, name: name, newParent: newParent, newName: newName, noReplace: noReplace)
+        entriesChanged(in: try folderItem(parent).id, try folderItem(newParent).id)
+    }
+
+    private func renameEntry(
+        parent: UInt64, name: String, newParent: UInt64, newName: String, noReplace: Bool
+    ) async throws(FSError) {
         _ = try requireWriteBack(name)
         try BoxName.validate(newName)
         let (folder, item) = try await child(name, in: parent)

@@ -22,6 +22,8 @@ struct LocalFiles {
         var handles = 0
         /// Deleted, or replaced by a rename: invisible, kept only while handles are open.
         var unlinked = false
+        /// The inode it had when it was unlinked: `fstat` of its open descriptors finds it by that.
+        var unlinkedInode: UInt64?
         /// Renamed over another file while it was new to Box: a new file its earlier upload may
         /// still create is unwanted (its content goes to the other file).
         var supersedesNewUpload = false
@@ -70,6 +72,11 @@ struct LocalFiles {
     func file(itemID: String) -> File? { byItemID[itemID].flatMap { files[$0] } }
 
     func file(entryID: Int64) -> File? { byEntryID[entryID].flatMap { files[$0] } }
+
+    /// The unlinked file that had `inode` (few files are unlinked while open: a scan is fine).
+    func unlinkedFile(inode: UInt64) -> File? {
+        files.values.first { $0.unlinked && $0.unlinkedInode == inode }
+    }
 
     /// Changes a file and keeps the indexes right (its item id or entry may change).
     @discardableResult
