@@ -119,7 +119,7 @@ public final class FileSystem: Sendable {
     public func attributes(_ inode: UInt64) throws(FSError) -> FileAttributes {
         if inode == StatusFile.inode { return statusFileAttributes }
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
-        if node.item.kind == .file, let unlinked = locals.withLock({ $0.unlinkedFile(inode: inode) }) {
+        if InodeTable.isDetached(node.item.id), let unlinked = locals.withLock({ $0.unlinkedFile(inode: inode) }) {
             var attributes = attributes(of: unlinked.item, inode: inode)
             attributes.unlinked = true
             return attributes

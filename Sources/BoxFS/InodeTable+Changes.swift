@@ -50,6 +50,9 @@ extension InodeTable {
     }
 
     private static func detachedID(_ inode: UInt64) -> String { "detached-\(inode)" }
+
+    /// Whether a node's id says it was detached (its item deleted or replaced while the kernel held it).
+    static func isDetached(_ id: String) -> Bool { id.hasPrefix("detached-") }
 }
 
 extension InodeTable {

@@ -38,8 +38,11 @@ final class NameSamenessTests: WriteTestCase {
             Self.outcome("os.stat(b'x\\xff.txt')"),
             Self.outcome("open(b'x\\xff.txt', 'rb').read()"),
             Self.outcome("os.unlink(b'x\\xff.txt')"),
+            // Box has no links, whatever the name.
+            Self.outcome("os.symlink('ok.txt', b'l\\xff')"),
+            Self.outcome("os.link('ok.txt', b'h\\xff')"),
         ].joined(separator: "\n")
-        XCTAssertEqual(try python(script, in: mount), "EILSEQ\nEILSEQ\nEILSEQ\nENOENT\nENOENT\nENOENT\n")
+        XCTAssertEqual(try python(script, in: mount), "EILSEQ\nEILSEQ\nEILSEQ\nENOENT\nENOENT\nENOENT\nEPERM\nEPERM\n")
         let log = try requests().after(before)
         XCTAssertTrue(log.writes.isEmpty, "nothing reached Box\n\(log.summary)")
         XCTAssertEqual(try boxNames(in: ""), ["ok.txt", "x\u{FFFD}.txt"])
