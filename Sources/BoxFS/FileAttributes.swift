@@ -16,12 +16,16 @@ public struct FileAttributes: Sendable, Equatable {
     /// Metadata change time (Box `modified_at`).
     public var changed: Date
     public var created: Date
+    /// Access time: Box has none; what `utimensat`/`touch -a` last set (see `LocalTimes`), else `modified`.
+    public var accessed: Date
     public var permissions: UInt16
     public var uid: UInt32
     public var gid: UInt32
     /// Preferred I/O size: 1 MiB so `cp` and `cat` issue large reads (see PERFORMANCE.md).
     public var blockSize: UInt32 { 1 << 20 }
-    public var linkCount: UInt32 { kind == .directory ? 2 : 1 }
+    /// Unlinked while open: no name leads to it any more (`st_nlink` 0), yet its descriptors work.
+    public var unlinked = false
+    public var linkCount: UInt32 { unlinked ? 0 : kind == .directory ? 2 : 1 }
 }
 
 /// One entry of a directory listing, with the attributes `readdirplus` hands to the kernel.

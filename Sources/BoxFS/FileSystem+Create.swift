@@ -30,6 +30,7 @@ extension FileSystem {
         }
         let node = tree.withLock { $0.remember(item, parentInode: parent) }
         let handle = handles.withLock { $0.open(.local(number: number, writable: true)) }
+        entriesChanged(in: folder.id)
         return (attributes(of: item, inode: node.inode), handle)
     }
 
@@ -37,17 +38,25 @@ extension FileSystem {
     func checkNameFree(_ name: String, in folder: BoxItem, inode: UInt64, except id: String? = nil) async throws(FSError) {
         let items = try await listing(of: folder, inode: inode)
         if let taken = items.first(where: { BoxName.sameOnBox($0.name, name) && $0.id != id }) {
-            throw taken.name == name
+            throw BoxName.same(taken.name, name)
                 ? .exists(name) : FSError(EEXIST, "\(name): Box ignores case and \"\(taken.name)\" exists")
         }
     }
 
-    /// Changes size and/or modification time (`truncate`, `ftruncate`, `utimens`). Mode and owner
-    /// changes are accepted and ignored: Box has neither, and `cp -a` / `rsync -a` must not fail.
+    /// Changes size, modification and/or access time (`truncate`, `ftruncate`, `utimens`). Mode and
+    /// owner changes are accepted and ignored: Box has neither, and `cp -a` / `rsync -a` must not fail.
+    /// The access time is kept here only (`LocalTimes`): Box has none.
     public func setAttributes(
-        _ inode: UInt64, handle: UInt64?, size: Int64?, modified: Date?
+        _ inode: UInt64, handle: UInt64?, size: Int64?, modified: Date?, accessed: Date? = nil
     ) async throws(FSError) -> FileAttributes {
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
+        if let accessed {
+            localTimes.withLock { $0.accessed[inode] = accessed }
+        } else if modified != nil {
+            // Without a time of its own the access time follows the mtime: keep it where it was.
+            let current = try attributes(inode).accessed
+            localTimes.withLock { times in if times.accessed[inode] == nil { times.accessed[inode] = current } }
+        }
         guard node.item.kind == .file, size != nil || modified != nil else { return try attributes(inode) }
         _ = try requireWriteBack(node.item.name)
         let item = visible(node.item)

@@ -110,7 +110,8 @@ extension FileSystem {
         guard var entryID = try await ensureEntry(number) else {
             // Deleted while open: the bytes land in the local copy only, as POSIX has it.
             guard let staging = locals.withLock({ $0.file(number)?.staging }) else { throw .badHandle }
-            _ = try change(staging)
+            let sizeChange = try change(staging)
+            locals.withLock { files in files.update(number) { $0.apply(sizeChange, modified: modified) } }
             return
         }
         guard let file = locals.withLock({ $0.file(number) }) else { throw .badHandle }
@@ -123,17 +124,7 @@ extension FileSystem {
                 entryID = fresh
             }
             let sizeChange = try change(file.staging)
-            locals.withLock { files in
-                files.update(number) { file in
-                    switch sizeChange {
-                    case .unchanged: break
-                    case .atLeast(let end): file.item.size = max(file.item.size, end)
-                    case .exactly(let size): file.item.size = size
-                    }
-                    file.item.contentModifiedAt = modified
-                    file.item.modifiedAt = Date()
-                }
-            }
+            locals.withLock { files in files.update(number) { $0.apply(sizeChange, modified: modified) } }
             if explicitTime || byPath { try persistModifiedTime(number) }
             if byPath {
                 try file.staging.sync()
@@ -152,5 +143,18 @@ extension FileSystem {
             guard let file = locals.withLock({ $0.file(number) }), let entryID = file.entryID else { return }
             try journal.setContentModifiedAt(id: entryID, file.item.contentModifiedAt)
         }
+    }
+}
+
+extension LocalFiles.File {
+    /// What the kernel is shown after a change: the new end of the file and its times.
+    mutating func apply(_ sizeChange: FileSystem.SizeChange, modified: Date) {
+        switch sizeChange {
+        case .unchanged: break
+        case .atLeast(let end): item.size = max(item.size, end)
+        case .exactly(let size): item.size = size
+        }
+        item.contentModifiedAt = modified
+        item.modifiedAt = Date()
     }
 }

@@ -18,6 +18,7 @@ extension FileSystem {
             _ = tree.store(listing: [], folderID: created.id, at: .now)  // new: empty, no need to ask
             return tree.remember(created, parentInode: parent)
         }
+        entriesChanged(in: folder.id)
         return attributes(of: created, inode: node.inode)
     }
 
@@ -26,6 +27,7 @@ extension FileSystem {
         let (folder, item) = try await child(name, in: parent)
         guard item.kind == .file else { throw .isDirectory(name) }
         try await removeFile(item, from: folder)
+        entriesChanged(in: folder.id)
     }
 
     public func removeDirectory(parent: UInt64, name: String) async throws(FSError) {
@@ -33,20 +35,31 @@ extension FileSystem {
         let (folder, item) = try await child(name, in: parent)
         guard item.kind == .folder else { throw .notDirectory(name) }
         try await removeEmptyFolder(item, from: folder)
+        entriesChanged(in: folder.id)
     }
 
     /// The item `name` in folder `parent` (as shown: Box's listing with local files over it).
     func child(_ name: String, in parent: UInt64) async throws(FSError) -> (folder: BoxItem, item: BoxItem) {
         let folder = try folderItem(parent)
         let items = try await listing(of: folder, inode: parent)
-        guard let item = items.first(where: { $0.name == name }) else { throw .notFound(name) }
+        guard let item = items.first(where: { BoxName.same($0.name, name) }) else { throw .notFound(name) }
         return (folder, item)
     }
 
     /// Deletes a file on Box (unless it never got there) and drops its pending upload. Open
-    /// handles keep working on the local copy until closed, as POSIX has it.
+    /// handles keep working on the local copy until closed, as POSIX has it; a file open for reading
+    /// from Box gets a local copy first, since Box serves no content of a file in its trash.
     func removeFile(_ item: BoxItem, from folder: BoxItem) async throws(FSError) {
-        let local = locals.withLock { $0.file(itemID: item.id) }
+        var local = locals.withLock { $0.file(itemID: item.id) }
+        if local == nil, handles.withLock({ $0.readsRemotely(itemID: item.id) }) {
+            let number = try await localCopy(of: item, empty: false)
+            adoptRemoteReaders(of: item.id, into: number)
+            local = locals.withLock { $0.file(number) }
+        }
+        let inode = tree.withLock { $0.inode(forItemID: item.id) }
+        if let local, let inode {
+            locals.withLock { files in files.update(local.number) { $0.unlinkedInode = inode } }
+        }
         if local?.isNewToBox != true {
             do { try await client.deleteFile(id: item.id) } catch let error as BoxAPIError where error.kind == .notFound {
                 // Already gone from Box: the goal is reached.
@@ -58,6 +71,14 @@ extension FileSystem {
         tree.withLock { tree in
             tree.removeFromListing(id: item.id, folderID: folder.id)
             tree.detach(id: item.id)
+        }
+    }
+
+    /// Handles reading `itemID` from Box read local file `number` from now on (counted as its handles).
+    private func adoptRemoteReaders(of itemID: String, into number: UInt64) {
+        locals.withLock { files in
+            let moved = handles.withLock { $0.moveRemoteReaders(ofItemID: itemID, toLocal: number) }
+            files.update(number) { $0.handles += moved }
         }
     }
 

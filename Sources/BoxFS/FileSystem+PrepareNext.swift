@@ -13,7 +13,7 @@ extension FileSystem {
             return (folderID, listing)
         }
         // The listing is copied out (copy on write: no copy of its items) so the two locks never nest.
-        guard let (folderID, listing) = found, let position = listing.indexByName[item.name],
+        guard let (folderID, listing) = found, let position = listing.position(of: item.name),
             listing.items[position].id == item.id
         else { return }
         let next = listingOrderReads.withLock { $0.opened(position: position, of: listing.items, folderID: folderID) }

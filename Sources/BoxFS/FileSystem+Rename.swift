@@ -10,18 +10,25 @@ extension FileSystem {
     public func rename(
         parent: UInt64, name: String, newParent: UInt64, newName: String, noReplace: Bool
     ) async throws(FSError) {
+        try await renameEntry(parent: parent, name: name, newParent: newParent, newName: newName, noReplace: noReplace)
+        entriesChanged(in: try folderItem(parent).id, try folderItem(newParent).id)
+    }
+
+    private func renameEntry(
+        parent: UInt64, name: String, newParent: UInt64, newName: String, noReplace: Bool
+    ) async throws(FSError) {
         _ = try requireWriteBack(name)
         try BoxName.validate(newName)
         let (folder, item) = try await child(name, in: parent)
-        if parent == newParent, name == newName { return }
+        if parent == newParent, BoxName.same(name, newName) { return }
         let target = try folderItem(newParent)
         let present = try await listing(of: target, inode: newParent)
         if let clash = present.first(where: {
-            BoxName.sameOnBox($0.name, newName) && $0.name != newName && $0.id != item.id
+            BoxName.sameOnBox($0.name, newName) && !BoxName.same($0.name, newName) && $0.id != item.id
         }) {
             throw FSError(EEXIST, "\(newName): Box ignores case and \"\(clash.name)\" exists")
         }
-        if let existing = present.first(where: { $0.name == newName }), existing.id != item.id {
+        if let existing = present.first(where: { BoxName.same($0.name, newName) }), existing.id != item.id {
             if noReplace { throw .exists(newName) }
             switch (item.kind, existing.kind) {
             case (.folder, .folder):
@@ -50,7 +57,7 @@ extension FileSystem {
             }
             return
         }
-        let newName = name == item.name ? nil : name
+        let newName = BoxName.same(name, item.name) ? nil : name
         let newParent = target.id == folder.id ? nil : target.id
         let moved: BoxItem
         do {

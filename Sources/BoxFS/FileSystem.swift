@@ -9,7 +9,8 @@ import WriteBack
 ///
 /// It knows nothing of FUSE: the adapter calls these methods and turns results into replies.
 /// State lives in two mutex-guarded value types (the item tree and the open handles); no lock is
-/// ever held across an `await`. Lock order: `tree` before `handles` (never both at once today).
+/// ever held across an `await`. Lock order: `tree` before `handles`; `locals` before `handles`
+/// (`adoptRemoteReaders`); `localTimes` is taken alone.
 public final class FileSystem: Sendable {
     public static let rootInode = InodeTable.rootInode
 
@@ -34,6 +35,8 @@ public final class FileSystem: Sendable {
     let writeBack: WriteBackContext?
     /// Files with local content (being written or waiting for upload).
     let locals = Mutex(LocalFiles())
+    /// Access times and folder change times, which Box does not keep.
+    let localTimes = Mutex(LocalTimes())
     /// One local copy per item at a time, however many open it at once.
     let localCopies = SingleFlight<String, UInt64>()
     /// One journal entry per local file, however many writes race to be first.
@@ -78,7 +81,7 @@ public final class FileSystem: Sendable {
         if let attributes = try lookupInFreshListing(parent: parent, name: name) { return attributes }
         let folder = try folderItem(parent)
         let items = try await listing(of: folder, inode: parent)
-        guard let item = items.first(where: { $0.name == name }) else { throw .notFound(name) }
+        guard let item = items.first(where: { BoxName.same($0.name, name) }) else { throw .notFound(name) }
         return remember(item, parent: parent)
     }
 
@@ -108,12 +111,21 @@ public final class FileSystem: Sendable {
 
     /// The kernel no longer references `inode` `count` times.
     public func forget(_ inode: UInt64, count: UInt64) {
-        tree.withLock { $0.forget(inode, count: count) }
+        let gone = tree.withLock { tree in
+            tree.forget(inode, count: count)
+            return tree.node(inode) == nil
+        }
+        if gone { localTimes.withLock { _ = $0.accessed.removeValue(forKey: inode) } }
     }
 
     public func attributes(_ inode: UInt64) throws(FSError) -> FileAttributes {
         if inode == StatusFile.inode { return statusFileAttributes }
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
+        if InodeTable.isDetached(node.item.id), let unlinked = locals.withLock({ $0.unlinkedFile(inode: inode) }) {
+            var attributes = attributes(of: unlinked.item, inode: inode)
+            attributes.unlinked = true
+            return attributes
+        }
         return attributes(of: visible(node.item), inode: inode)
     }
 
@@ -148,18 +160,34 @@ public final class FileSystem: Sendable {
     // MARK: Helpers shared by the operations
 
     func attributes(of item: BoxItem, inode: UInt64) -> FileAttributes {
-        let modified = item.contentModifiedAt ?? item.modifiedAt ?? mountedAt
+        var modified = item.contentModifiedAt ?? item.modifiedAt ?? mountedAt
+        var changed = item.modifiedAt ?? modified
         let isFolder = item.kind == .folder
+        let (accessed, entriesChanged) = localTimes.withLock { times in
+            (times.accessed[inode], isFolder ? times.entriesChanged[item.id] : nil)
+        }
+        if let entriesChanged {
+            modified = max(modified, entriesChanged)
+            changed = max(changed, entriesChanged)
+        }
         return FileAttributes(
             inode: inode,
             kind: isFolder ? .directory : .file,
             size: isFolder ? 4096 : UInt64(max(item.size, 0)),
             modified: modified,
-            changed: item.modifiedAt ?? modified,
+            changed: changed,
             created: item.contentCreatedAt ?? item.createdAt ?? modified,
+            accessed: accessed ?? modified,
             permissions: isFolder ? 0o755 : 0o644,
             uid: options.uid,
             gid: options.gid)
+    }
+
+    /// Entries of these folders were just added, removed or renamed through the mount: their mtime
+    /// and ctime move (see `LocalTimes.entriesChanged`).
+    func entriesChanged(in folderIDs: String...) {
+        let now = Date()
+        localTimes.withLock { times in for id in folderIDs { times.entriesChanged[id] = now } }
     }
 
     /// The Box folder behind an inode, or ENOTDIR/ENOENT.

@@ -35,4 +35,20 @@ struct HandleTable {
 
     @discardableResult
     mutating func close(_ number: UInt64) -> OpenHandle? { handles.removeValue(forKey: number) }
+
+    /// Whether a handle reads Box file `itemID` from Box (no local copy).
+    func readsRemotely(itemID: String) -> Bool {
+        handles.values.contains { if case .file(let reader) = $0 { reader.file.id == itemID } else { false } }
+    }
+
+    /// Points every handle reading Box file `itemID` from Box at local file `number` instead; returns how many.
+    mutating func moveRemoteReaders(ofItemID itemID: String, toLocal number: UInt64) -> Int {
+        var moved = 0
+        for (key, handle) in handles {
+            guard case .file(let reader) = handle, reader.file.id == itemID else { continue }
+            handles[key] = .local(number: number, writable: false)
+            moved += 1
+        }
+        return moved
+    }
 }

@@ -11,7 +11,7 @@ extension InodeTable {
     mutating func upsert(_ item: BoxItem, inFolder folderID: String) {
         ownChanges.record(.upsert(item), in: folderID)
         if var listing = listings[folderID] {
-            var items = listing.items.filter { $0.id != item.id && $0.name != item.name }
+            var items = listing.items.filter { $0.id != item.id && !BoxName.same($0.name, item.name) }
             items.append(item)
             listing = Listing(items: items, fetchedAt: listing.fetchedAt)
             listings[folderID] = listing
@@ -52,6 +52,9 @@ extension InodeTable {
     }
 
     private static func detachedID(_ inode: UInt64) -> String { "detached-\(inode)" }
+
+    /// Whether a node's id says it was detached (its item deleted or replaced while the kernel held it).
+    static func isDetached(_ id: String) -> Bool { id.hasPrefix("detached-") }
 }
 
 extension InodeTable {

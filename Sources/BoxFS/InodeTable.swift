@@ -19,16 +19,19 @@ struct InodeTable {
     /// A folder's children as Box last listed them.
     struct Listing {
         var items: [BoxItem]
-        var indexByName: [String: Int]
+        /// Positions by name, keyed by `BoxName.key` (exact scalars, unlike a `String` key).
+        var indexByName: [[UInt8]: Int]
         var fetchedAt: ContinuousClock.Instant
 
         init(items: [BoxItem], fetchedAt: ContinuousClock.Instant) {
             self.items = items
             self.fetchedAt = fetchedAt
-            var index: [String: Int] = [:]
-            for (position, item) in items.enumerated() { index[item.name] = position }
+            var index: [[UInt8]: Int] = [:]
+            for (position, item) in items.enumerated() { index[BoxName.key(item.name)] = position }
             self.indexByName = index
         }
+
+        func position(of name: String) -> Int? { indexByName[BoxName.key(name)] }
     }
 
     static let rootInode: UInt64 = 1

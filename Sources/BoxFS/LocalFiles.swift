@@ -22,6 +22,8 @@ struct LocalFiles {
         var handles = 0
         /// Deleted, or replaced by a rename: invisible, kept only while handles are open.
         var unlinked = false
+        /// The inode it had when it was unlinked: `fstat` of its open descriptors finds it by that.
+        var unlinkedInode: UInt64?
         /// Renamed over another file while it was new to Box: a new file its earlier upload may
         /// still create is unwanted (its content goes to the other file).
         var supersedesNewUpload = false
@@ -71,6 +73,11 @@ struct LocalFiles {
 
     func file(entryID: Int64) -> File? { byEntryID[entryID].flatMap { files[$0] } }
 
+    /// The unlinked file that had `inode` (few files are unlinked while open: a scan is fine).
+    func unlinkedFile(inode: UInt64) -> File? {
+        files.values.first { $0.unlinked && $0.unlinkedInode == inode }
+    }
+
     /// Changes a file and keeps the indexes right (its item id or entry may change).
     @discardableResult
     mutating func update<T>(_ number: UInt64, _ body: (inout File) -> T) -> T? {
@@ -108,17 +115,17 @@ struct LocalFiles {
     func overlay(_ items: [BoxItem], folderID: String) -> [BoxItem] {
         let local = files.values.filter { !$0.unlinked && $0.item.parentID == folderID }.map(\.item)
         guard !local.isEmpty || items.contains(where: { byItemID[$0.id] != nil }) else { return items }
-        let names = Set(local.map(\.name)), ids = Set(local.map(\.id))
+        let names = Set(local.map { BoxName.key($0.name) }), ids = Set(local.map(\.id))
         // A Box item whose local file moved elsewhere is hidden too (it is shown where it went).
-        let kept = items.filter { !names.contains($0.name) && !ids.contains($0.id) && byItemID[$0.id] == nil }
+        let kept = items.filter { !names.contains(BoxName.key($0.name)) && !ids.contains($0.id) && byItemID[$0.id] == nil }
         return kept + local
     }
 
     /// What `overlay(_:folderID:)` of the listing would show under `name`, without building it.
     func overlaid(named name: String, in listing: InodeTable.Listing, folderID: String) -> BoxItem? {
-        let local = files.values.first { !$0.unlinked && $0.item.parentID == folderID && $0.item.name == name }
+        let local = files.values.first { !$0.unlinked && $0.item.parentID == folderID && BoxName.same($0.item.name, name) }
         if let local { return local.item }
-        guard let position = listing.indexByName[name] else { return nil }
+        guard let position = listing.position(of: name) else { return nil }
         let item = listing.items[position]
         // Hidden when its local file is shown elsewhere (moved) or under another name.
         return byItemID[item.id] == nil ? item : nil

@@ -40,7 +40,7 @@ extension FileSystem {
     var statusFileAttributes: FileAttributes {
         let now = Date()
         return FileAttributes(
-            inode: StatusFile.inode, kind: .file, size: 0, modified: now, changed: now, created: mountedAt,
+            inode: StatusFile.inode, kind: .file, size: 0, modified: now, changed: now, created: mountedAt, accessed: now,
             permissions: 0o444, uid: options.uid, gid: options.gid)
     }
 

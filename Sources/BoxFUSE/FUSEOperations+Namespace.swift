@@ -9,30 +9,31 @@ extension FUSEOperations {
 
     static func installNamespaceOperations(_ ops: inout fuse_lowlevel_ops) {
         ops.mkdir = { req, parent, name, _ in
-            let name = String(cString: name!)
+            let name = KernelName(name!)
             FUSEDispatcher.from(req).serve(req, "mkdir") { request, fs throws(FSError) in
-                let attributes = try await fs.makeDirectory(parent: parent, name: name)
+                let attributes = try await fs.makeDirectory(parent: parent, name: name.new())
                 request.entry(
                     fuse_entry_param(attributes, entryTimeout: fs.entryTimeout, attributeTimeout: fs.attributeTimeout))
             }
         }
         ops.unlink = { req, parent, name in
-            let name = String(cString: name!)
+            let name = KernelName(name!)
             FUSEDispatcher.from(req).serve(req, "unlink") { request, fs throws(FSError) in
-                try await fs.unlink(parent: parent, name: name)
+                try await fs.unlink(parent: parent, name: name.existing())
                 request.error(0)
             }
         }
         ops.rmdir = { req, parent, name in
-            let name = String(cString: name!)
+            let name = KernelName(name!)
             FUSEDispatcher.from(req).serve(req, "rmdir") { request, fs throws(FSError) in
-                try await fs.removeDirectory(parent: parent, name: name)
+                try await fs.removeDirectory(parent: parent, name: name.existing())
                 request.error(0)
             }
         }
         ops.rename = { req, parent, name, newParent, newName, flags in
-            let name = String(cString: name!), newName = String(cString: newName!)
+            let source = KernelName(name!), target = KernelName(newName!)
             FUSEDispatcher.from(req).serve(req, "rename") { request, fs throws(FSError) in
+                let name = try source.existing(), newName = try target.new()
                 // RENAME_EXCHANGE swaps two names: Box has no such operation.
                 guard flags & FUSEOperations.renameExchange == 0 else {
                     throw FSError(EINVAL, "\(name): Box cannot swap two items")

@@ -9,17 +9,17 @@ enum FUSEOperations {
         var ops = fuse_lowlevel_ops()
         ops.`init` = { _, conn in FUSEOperations.configure(conn) }
         ops.lookup = { req, parent, name in
-            let name = String(cString: name!)
+            let name = KernelName(name!)
             let dispatcher = FUSEDispatcher.from(req)
             // A fresh listing answers on this thread; only a folder that must be listed (again) needs a task.
             let cached = dispatcher.answerNow(req, "lookup") { request, fs throws(FSError) -> Bool in
-                guard let attributes = try fs.lookupInFreshListing(parent: parent, name: name) else { return false }
+                guard let attributes = try fs.lookupInFreshListing(parent: parent, name: name.existing()) else { return false }
                 request.entry(fuse_entry_param(attributes, entryTimeout: fs.entryTimeout, attributeTimeout: fs.attributeTimeout))
                 return true
             }
             guard !cached else { return }
             dispatcher.serve(req, "lookup") { request, fs throws(FSError) in
-                let attributes = try await fs.lookup(parent: parent, name: name)
+                let attributes = try await fs.lookup(parent: parent, name: name.existing())
                 request.entry(fuse_entry_param(attributes, entryTimeout: fs.entryTimeout, attributeTimeout: fs.attributeTimeout))
             }
         }

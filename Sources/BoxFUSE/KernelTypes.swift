@@ -15,7 +15,7 @@ extension stat {
         st_blksize = Int(attributes.blockSize)
         st_blocks = Int(clamping: (attributes.size + 511) / 512)
         st_mtim = timespec(attributes.modified)
-        st_atim = st_mtim
+        st_atim = timespec(attributes.accessed)
         st_ctim = timespec(attributes.changed)
     }
 }

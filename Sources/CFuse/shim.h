@@ -39,4 +39,6 @@ static inline int boxfs_fuse_set_attr_gid(void) { return FUSE_SET_ATTR_GID; }
 static inline int boxfs_fuse_set_attr_size(void) { return FUSE_SET_ATTR_SIZE; }
 static inline int boxfs_fuse_set_attr_mtime(void) { return FUSE_SET_ATTR_MTIME; }
 static inline int boxfs_fuse_set_attr_mtime_now(void) { return FUSE_SET_ATTR_MTIME_NOW; }
+static inline int boxfs_fuse_set_attr_atime(void) { return FUSE_SET_ATTR_ATIME; }
+static inline int boxfs_fuse_set_attr_atime_now(void) { return FUSE_SET_ATTR_ATIME_NOW; }
 #endif

@@ -33,6 +33,30 @@ final class ItemWriteTests: XCTestCase {
         XCTAssertEqual(malformed.status, 400)
     }
 
+    /// Box's name equality: case is ignored (beyond ASCII too), Unicode normalisation is not (a name is
+    /// stored as sent, so precomposed and decomposed `é` are two names); renaming an item to another case
+    /// of its own name is no conflict.
+    func testNamesConflictRegardlessOfCaseButNotOfNormalisation() async throws {
+        let fixture = try await SimFixture.start()
+        defer { fixture.stop() }
+        let token = fixture.sim.developerToken
+        let composed = try fixture.postJSON("/2.0/folders", ["name": "\u{E9}t\u{E9}", "parent": ["id": "0"]], token: token)
+        XCTAssertEqual(composed.status, 201, composed.text)
+        let upper = try fixture.postJSON("/2.0/folders", ["name": "\u{C9}T\u{C9}", "parent": ["id": "0"]], token: token)
+        XCTAssertEqual(upper.status, 409, upper.text)
+        XCTAssertEqual(try upper.json()["code"] as? String, "item_name_in_use")
+        let decomposed = try fixture.postJSON("/2.0/folders", ["name": "e\u{301}te\u{301}", "parent": ["id": "0"]],
+                                              token: token)
+        XCTAssertEqual(decomposed.status, 201, decomposed.text)
+        let name = try XCTUnwrap(try decomposed.json()["name"] as? String)
+        XCTAssertEqual(Array(name.utf8), Array("e\u{301}te\u{301}".utf8), "stored exactly as sent")
+
+        let id = try XCTUnwrap(try composed.json()["id"] as? String)
+        let renamed = try fixture.postJSON("/2.0/folders/\(id)", ["name": "\u{C9}t\u{E9}"], token: token, method: "PUT")
+        XCTAssertEqual(renamed.status, 200, renamed.text)
+        XCTAssertEqual(try renamed.json()["name"] as? String, "\u{C9}t\u{E9}")
+    }
+
     func testRenameAndMoveBumpEtagAndHonourIfMatch() async throws {
         let fixture = try await SimFixture.start()
         defer { fixture.stop() }

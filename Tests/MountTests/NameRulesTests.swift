@@ -42,6 +42,15 @@ final class NameRulesTests: WriteTestCase {
         XCTAssertEqual(try boxNames(in: ""), [longest])
     }
 
+    func testALookupOfANameLongerThan255BytesIsENAMETOOLONG() async throws {
+        let mount = try await startAndMount(texts: ["ok.txt": "ok\n"])
+        let tooLong = String(repeating: "a", count: 252) + ".txt"  // 256 bytes
+        try fail(["stat", mount.path(tooLong)], with: "File name too long")
+        try fail(["cat", mount.path(tooLong)], with: "File name too long")
+        try fail(["rm", mount.path(tooLong)], with: "File name too long")
+        try fail(["stat", mount.path(String(repeating: "b", count: 251) + ".txt")], with: "No such file or directory")
+    }
+
     func testANameDifferingOnlyInCaseFromAnExistingOneIsEEXIST() async throws {
         let mount = try await startAndMount(texts: ["a.txt": "lower case\n", "Docs/.keep": ""])
         let before = try lastSequence(try XCTUnwrap(boxsim))

@@ -1,5 +1,9 @@
 /// Box's item name rules (spec: no non-printable ASCII, no `/` or `\`, no trailing spaces, not `.` or `..`,
 /// 1–255 characters).
+///
+/// Two names are the same name when they are equal ignoring case (`ItemRecord.nameKey`: Unicode lower
+/// case, so `É` and `é` clash); Unicode normalisation is not applied, as Box keeps canonically
+/// equivalent names that differ in code points apart (see docs/BOXSIM.md).
 enum NameRules {
     static func validate(_ name: Any?) throws -> String {
         guard let name = name as? String, !name.isEmpty else {
