@@ -58,7 +58,7 @@ struct OwnChanges {
         for entry in entries where entry.sequence > start && entry.folderID == folderID {
             switch entry.change {
             case .upsert(let item):
-                items.removeAll { $0.id == item.id || $0.name == item.name }
+                items.removeAll { $0.id == item.id || BoxName.same($0.name, item.name) }
                 items.append(item)
             case .remove(let id):
                 items.removeAll { $0.id == id }
