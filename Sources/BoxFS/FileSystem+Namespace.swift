@@ -56,7 +56,7 @@ extension FileSystem {
         }
         if let local { try await forgetLocal(local.number) }
         tree.withLock { tree in
-            tree.removeFromListing(id: item.id, folderID: folder.id)
+            tree.removeFromListing(id: item.id, folderID: folder.id, deleted: true)
             tree.detach(id: item.id)
         }
     }
@@ -91,7 +91,7 @@ extension FileSystem {
             throw FSError(error, context: "removing folder \(item.name)")
         }
         tree.withLock { tree in
-            tree.removeFromListing(id: item.id, folderID: folder.id)
+            tree.removeFromListing(id: item.id, folderID: folder.id, deleted: true)
             tree.invalidateListing(folderID: item.id)
             tree.detach(id: item.id)
         }

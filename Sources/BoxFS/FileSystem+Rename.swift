@@ -147,7 +147,7 @@ extension FileSystem {
         locals.withLock { files in files.update(number) { $0.handles -= 1 } }
         let item = visible(existing)
         tree.withLock { tree in
-            tree.removeFromListing(id: source.id, folderID: folder.id)
+            tree.removeFromListing(id: source.id, folderID: folder.id, deleted: true)
             tree.rebind(id: source.id, to: item)
             tree.setParent(id: existing.id, parentInode: parentInode)
         }

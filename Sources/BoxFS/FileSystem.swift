@@ -19,7 +19,7 @@ public final class FileSystem: Sendable {
     let logger: Logger
     let tree: Mutex<InodeTable>
     let handles = Mutex(HandleTable())
-    let listingFetches = SingleFlight<String, [BoxItem]>()
+    let listingFetches = SingleFlight<String, FetchedListing>()
     /// Shown for items Box gives no dates (the root folder).
     let mountedAt = Date()
     /// The Box version each inode's file had when last opened: unchanged → the kernel keeps its page cache.
@@ -175,15 +175,29 @@ public final class FileSystem: Sendable {
         }
         do {
             let client = self.client, singleFileID = self.singleFileID
-            let items = try await listingFetches.run(folder.id) {
-                if folder.id == SingleFileRoot.folderID, let singleFileID { return [try await client.file(id: singleFileID)] }
-                return try await client.folderItems(id: folder.id).filter { $0.kind != .webLink }
+            let fetched = try await listingFetches.run(folder.id) {
+                let requestedAt = ContinuousClock.now
+                if folder.id == SingleFileRoot.folderID, let singleFileID {
+                    return FetchedListing(items: [try await client.file(id: singleFileID)], requestedAt: requestedAt)
+                }
+                let items = try await client.folderItems(id: folder.id).filter { $0.kind != .webLink }
+                return FetchedListing(items: items, requestedAt: requestedAt)
             }
-            let changed = tree.withLock { $0.store(listing: items, folderID: folder.id, at: .now) }
+            let (changed, items) = tree.withLock { tree in
+                let changed = tree.store(
+                    listing: fetched.items, folderID: folder.id, at: .now, requestedAt: fetched.requestedAt)
+                return (changed, tree.listings[folder.id]?.items ?? fetched.items)
+            }
             if !changed.isEmpty, let invalidate = invalidator.withLock({ $0 }) { changed.forEach(invalidate) }
             return locals.withLock { $0.overlay(items, folderID: folder.id) }
         } catch {
             throw FSError(error, context: "listing \(folder.name)")
         }
     }
+}
+
+/// A folder's items as Box answered, and when they were asked for.
+struct FetchedListing: Sendable {
+    let items: [BoxItem]
+    let requestedAt: ContinuousClock.Instant
 }

@@ -7,8 +7,12 @@ extension InodeTable {
     func inode(forItemID id: String) -> UInt64? { inodeByBoxID[id] }
 
     /// Puts `item` into the cached listing of `folderID` (if one is cached), replacing an entry with
-    /// the same id or the same name, and refreshes its node.
+    /// the same id or the same name, and refreshes its node. A change of the mount's own: listings
+    /// requested before it do not undo it (`ownChanges`).
     mutating func upsert(_ item: BoxItem, inFolder folderID: String) {
+        var own = item
+        own.parentID = folderID
+        ownChanges[item.id] = (own, .now)
         if var listing = listings[folderID] {
             var items = listing.items.filter { $0.id != item.id && $0.name != item.name }
             items.append(item)
@@ -18,8 +22,10 @@ extension InodeTable {
         if let inode = inodeByBoxID[item.id] { nodes[inode]?.item = item }
     }
 
-    /// Takes the item with `id` out of the cached listing of `folderID`.
-    mutating func removeFromListing(id: String, folderID: String) {
+    /// Takes the item with `id` out of the cached listing of `folderID`. With `deleted`, it is gone from
+    /// Box (a change of the mount's own, which listings requested before it do not undo).
+    mutating func removeFromListing(id: String, folderID: String, deleted: Bool = false) {
+        if deleted { ownChanges[id] = (nil, .now) }
         guard let listing = listings[folderID] else { return }
         listings[folderID] = Listing(items: listing.items.filter { $0.id != id }, fetchedAt: listing.fetchedAt)
     }

@@ -36,6 +36,17 @@ struct InodeTable {
     var nodes: [UInt64: Node] = [:]
     var inodeByBoxID: [String: UInt64] = [:]
     var listings: [String: Listing] = [:]
+    /// Changes this mount made itself (an upload that landed, a new folder, a rename, a delete), by
+    /// Box id, with when they were applied here: the item as it is now, or nil once deleted.
+    ///
+    /// Why: a listing requested before such a change and answered after it shows the item as it was
+    /// (an older etag and SHA-1, the old name). Stored as is, it would roll the item back, and the
+    /// next version written here would be sent with a stale `If-Match` and taken for someone else's
+    /// change (a conflicted copy of the mount's own file). `store(listing:)` lays these over listings
+    /// requested before them; they are forgotten after `ownChangeMemory`.
+    var ownChanges: [String: (item: BoxItem?, at: ContinuousClock.Instant)] = [:]
+    /// Longer than any listing request takes.
+    static let ownChangeMemory: Duration = .seconds(600)
     private var nextInode: UInt64 = 2
 
     init(root: BoxItem) {
@@ -53,7 +64,20 @@ struct InodeTable {
 
     /// Stores a listing and refreshes the nodes the kernel already knows among its items. Returns the
     /// inodes whose content changed on Box (another version), whose kernel caches must be dropped.
-    mutating func store(listing items: [BoxItem], folderID: String, at now: ContinuousClock.Instant) -> [UInt64] {
+    /// `requestedAt`: when the listing was asked for; the mount's own later changes are laid over it.
+    mutating func store(
+        listing fetched: [BoxItem], folderID: String, at now: ContinuousClock.Instant,
+        requestedAt: ContinuousClock.Instant? = nil
+    ) -> [UInt64] {
+        ownChanges = ownChanges.filter { now - $0.value.at < Self.ownChangeMemory }
+        var items = fetched
+        if let requestedAt {
+            let newer = ownChanges.filter { $0.value.at >= requestedAt }
+            if !newer.isEmpty {
+                items.removeAll { newer[$0.id] != nil }
+                items += newer.values.compactMap(\.item).filter { $0.parentID == folderID }
+            }
+        }
         listings[folderID] = Listing(items: items, fetchedAt: now)
         var changed: [UInt64] = []
         for item in items {
