@@ -12,7 +12,7 @@ final class FaultSoakTests: WriteTestCase {
     func testWritersUnderRandomFaultsMakeNoConflictedCopyAndBoxEndsWithTheNewestContent() async throws {
         let mount = try await startAndMount(texts: ["soak/.keep": ""], options: ["dir_cache_ttl=1"])
         let api = try self.api
-        let writers = 6, rounds = 40
+        let writers = 8, rounds = 80
         let expected = try makeTemporaryDirectory("soak-expected")
         try api.addFault(["error_status": 500, "error_rate": 0.05])
         try api.addFault(["error_status": 429, "error_rate": 0.02, "retry_after": 1])
@@ -53,7 +53,7 @@ final class FaultSoakTests: WriteTestCase {
         for n in 1...writers {
             let text = try String(contentsOf: expected.appendingPathComponent("w\(n).txt"), encoding: .utf8)
             XCTAssertGreaterThan(text.count, rounds * 10, "writer \(n) wrote most of its rounds")
-            let onBox = try await waitForBox("soak/w\(n).txt", text: text, timeout: 60)
+            let onBox = try await waitForBox("soak/w\(n).txt", text: text, timeout: 45)
             XCTAssertEqual(try api.text(of: onBox.id), text)
         }
         let names = try boxNames(in: "soak")
