@@ -42,7 +42,7 @@ let package = Package(
         ], swiftSettings: strict),
         // Crash-safe write-back: the upload journal (SQLite) and the uploader (simple, chunked, conflicts).
         .target(name: "WriteBack", dependencies: [
-            "BoxAPI",
+            "BoxAPI", "CurlHTTP",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
@@ -98,8 +98,8 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
-        .testTarget(name: "BoxAPITests", dependencies: ["BoxAPI", "BoxTestSupport"], swiftSettings: strict),
-        .testTarget(name: "WriteBackTests", dependencies: ["WriteBack", "BoxTestSupport"], swiftSettings: strict),
+        .testTarget(name: "BoxAPITests", dependencies: ["BoxAPI", "CurlHTTP", "BoxTestSupport"], swiftSettings: strict),
+        .testTarget(name: "WriteBackTests", dependencies: ["WriteBack", "CurlHTTP", "BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "BoxAuthTests", dependencies: ["BoxAuth", "BoxAPI", "BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "MountTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),

@@ -43,6 +43,9 @@ public struct BoxAPIError: Error, Sendable, CustomStringConvertible {
     public var conflicts: [BoxItem]
     /// Method and path of the failed request, e.g. `GET /2.0/folders/0/items`.
     public var request: String?
+    /// This answer came to a repeat, and an earlier attempt of the same request may have been carried
+    /// out by Box (it failed with a 5xx or its answer was lost): the answer may be that attempt's effect.
+    public var earlierAttemptMayHaveLanded = false
 
     public init(
         kind: Kind, status: Int = 0, code: String? = nil, message: String? = nil, requestID: String? = nil,

@@ -8,6 +8,10 @@ struct BoxRequest: Sendable {
     var body: HTTPBody = .empty
     /// GET, HEAD and OPTIONS, plus steps known to be safe to repeat (a download).
     var isIdempotent: Bool
+    /// Not idempotent, yet repeated after a 5xx or a lost answer like an idempotent request: the
+    /// caller recognises the effect of its own earlier attempt in the repeat's error
+    /// (`BoxAPIError.earlierAttemptMayHaveLanded`), e.g. a 404 to a repeated delete is success.
+    var resolvesRepeats = false
     /// Statuses that count as an answer rather than an error (usually just 200).
     var acceptedStatuses: Set<Int> = [200]
     /// A 202 with `Retry-After` means "not ready yet, ask again" (downloads, upload commits).

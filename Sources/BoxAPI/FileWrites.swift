@@ -10,12 +10,12 @@ extension BoxClient {
     }
 
     /// `DELETE /2.0/files/{id}`: to the trash or permanently, per the enterprise's settings.
-    /// Not retried blindly: a repeat after a lost answer would report 404 for a delete that worked.
+    /// Retried; a 404 to a repeat after an attempt that may have landed is that attempt's success.
     public func deleteFile(id: String, ifMatch: String? = nil) async throws {
         var request = BoxRequest(method: .delete, url: apiURL("files", id))
         request.acceptedStatuses = [204]
         request.ifMatch(ifMatch)
-        _ = try await execute(request)
+        try await executeDelete(request)
     }
 
     /// `POST /2.0/files/{id}/copy` into `parentID`, optionally under another `name`. 409

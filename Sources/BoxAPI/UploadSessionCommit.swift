@@ -2,8 +2,10 @@ import CurlHTTP
 import Foundation
 
 extension BoxClient {
-    /// How long a commit keeps asking while Box answers 202 ("parts not processed yet").
-    static let commitPatience: Double = 600
+    /// How a commit keeps asking while Box answers 202 ("parts not processed yet"): after the answer's
+    /// `Retry-After` (else 1 s), for up to 600 s.
+    static let commitPatience = RetryPolicy(
+        maxAttempts: .max, baseDelay: 1, maxDelay: 1, maxTotalWait: 600, jitter: 0)
 
     /// `POST` the session's commit URL: the parts (all of them, in order) become the file.
     ///
@@ -11,7 +13,7 @@ extension BoxClient {
     /// guards a new version against a change on Box meanwhile (412). Box answers 202 with
     /// `Retry-After` while it is still processing parts: that answer (and only that one, plus a
     /// 400 `parts_mismatch` right after the last part, which rclone found to be transient) is
-    /// asked again after the wait, for up to `commitPatience` seconds. A commit is otherwise not
+    /// asked again after the wait, within `commitPatience`. A commit is otherwise not
     /// repeated blindly: after a lost answer it may have happened.
     public func commitUploadSession(
         _ session: UploadSession, parts: [UploadPart], fileSHA1: FileDigest.Digest, ifMatch: String? = nil,
@@ -33,9 +35,11 @@ extension BoxClient {
         request.acceptedStatuses = [200, 201, 202]
 
         var waited = 0.0
+        var attempt = 0
         var mismatchRetries = 0
         while true {
-            let wait: Double
+            attempt += 1
+            let notReady: RetryPolicy.Failure
             do {
                 let response = try await execute(request)
                 if response.status != 202 {
@@ -48,17 +52,20 @@ extension BoxClient {
                     }
                     return item
                 }
-                wait = response.headers["Retry-After"].flatMap { RetryAfter.seconds(from: $0) } ?? 1
+                notReady = .status(202, retryAfter: RetryAfter.seconds(of: response))
             } catch let error as BoxAPIError where error.status == 400 && error.code == "parts_mismatch"
                 && mismatchRetries < 3
             {
                 mismatchRetries += 1
-                wait = 1
+                notReady = .status(202, retryAfter: nil)
             }
-            guard waited + wait <= Self.commitPatience else {
+            guard
+                let wait = Self.commitPatience.delay(
+                    after: notReady, attempt: attempt, isIdempotent: true, waitedSoFar: waited, random: 0)
+            else {
                 throw BoxAPIError(
                     kind: .server, status: 202, code: "commit_not_ready",
-                    message: "parts still not processed after \(Int(waited)) s", retryAfter: wait,
+                    message: "parts still not processed after \(Int(waited)) s", retryAfter: 1,
                     request: request.logDescription)
             }
             logger.debug("commit not ready; asking again in \(wait) s", metadata: ["session": "\(session.id)"])

@@ -25,14 +25,21 @@ struct UploadAttempt: Sendable {
 
     func run(entryID: Int64, target: UploadTarget, generation: Int64) async -> Outcome {
         let outcome = await once(entryID: entryID, target: target, generation: generation)
-        // A rename or move on Box changes the etag but not the content: when Box still holds the
-        // version the local content was based on, send it again against the current etag.
+        // Two 412s that are nobody else's change, answered by sending again against the current etag:
+        // a rename or move on Box changes the etag but not the content (Box still holds the version
+        // the local content was based on), and an earlier attempt of this entry whose answer was lost
+        // made the current version itself (Box holds content this entry sent).
         guard case .failed(.changedOnBox) = outcome,
-            case .newVersion(let fileID, let parentID, let name, _, let baseSHA1?) = target,
-            let current = try? await client.file(id: fileID), current.sha1 == baseSHA1
+            case .newVersion(let fileID, let parentID, let name, _, let baseSHA1) = target,
+            let current = try? await client.file(id: fileID), let currentSHA1 = current.sha1,
+            currentSHA1 == baseSHA1 || ((try? journal.sentDigests(id: entryID)) ?? []).contains(currentSHA1)
         else { return outcome }
+        if currentSHA1 != baseSHA1 {
+            logger.info("an earlier attempt stored older content; sending this as its next version",
+                        metadata: ["file": "\(fileID)"])
+        }
         let refreshed = UploadTarget.newVersion(
-            fileID: fileID, parentID: parentID, name: name, baseETag: current.etag, baseSHA1: baseSHA1)
+            fileID: fileID, parentID: parentID, name: name, baseETag: current.etag, baseSHA1: currentSHA1)
         return await once(entryID: entryID, target: refreshed, generation: generation)
     }
 
@@ -48,8 +55,9 @@ struct UploadAttempt: Sendable {
             let size = try localSize(entry.stagingPath)
             let digest = try FileDigest.sha1(path: entry.stagingPath, length: size)
             progress.set(entryID, done: 0, total: size)
-            let sentBefore = target.fileID == nil ? try journal.sentDigests(id: entryID) : []
-            if target.fileID == nil { try journal.noteSentDigest(id: entryID, sha1: digest.hex) }
+            // What this entry sent before, and now this: Box holding any of it is this entry's own doing.
+            let sentBefore = try journal.sentDigests(id: entryID)
+            try journal.noteSentDigest(id: entryID, sha1: digest.hex)
             do {
                 let item: BoxItem
                 if size >= configuration.chunkedThreshold {

@@ -91,7 +91,7 @@ extension UploadJournal {
         }
     }
 
-    /// Every SHA-1 sent as the entry's new file so far.
+    /// Every SHA-1 the entry sent so far (as a new file or as a new version).
     public func sentDigests(id: Int64) throws -> Set<String> {
         try read { db in
             Set(try String.fetchAll(db, sql: "SELECT sha1 FROM sent_digest WHERE upload_id = ?", arguments: [id]))

@@ -1,4 +1,5 @@
 import BoxAPI
+import CurlHTTP
 import Foundation
 
 extension UploadLifecycle {
@@ -38,7 +39,8 @@ extension UploadLifecycle {
         let note = Action.noteFailure(failure, target: target)
         switch failure {
         case .transient(let retryAfter, _):
-            return retry(after: max(retryAfter ?? 0, backoff()), now: now, noting: note)
+            let wait = settings.retry.wait(retryAfter: retryAfter, attempt: failures, random: .random(in: 0..<1))
+            return retry(after: wait, now: now, noting: note)
         case .contentChanged:
             // Not Box's fault: send the new content after the usual delay.
             return retry(after: settings.delay, now: now, noting: note)
@@ -93,11 +95,5 @@ extension UploadLifecycle {
         conflictAttempts = 0
         conflictTime = nil
         conflictOriginal = nil
-    }
-
-    /// `backoffBase × 2^(failures-1)`, capped at `backoffMax`.
-    func backoff() -> Double {
-        let doublings = Double(max(0, min(failures - 1, 30)))
-        return min(settings.backoffMax, settings.backoffBase * pow(2, doublings))
     }
 }

@@ -1,4 +1,5 @@
 import BoxAPI
+import CurlHTTP
 import Foundation
 
 /// The life of one dirty file, as a pure value: events in, actions out. No clocks, no I/O: the
@@ -9,7 +10,8 @@ import Foundation
 ///   restarts it, so a burst of rewrites becomes one upload).
 /// - An upload that finishes after the file was written again does not finish the entry: the new
 ///   content goes up as the next version of the file just created or updated.
-/// - Transient failures are retried with exponential backoff (honouring `Retry-After`), forever.
+/// - Transient failures are retried forever, paced by the client's one `RetryPolicy` (exponential
+///   backoff with jitter, `Retry-After` honoured; no attempt limit, no deadline: nothing is dropped).
 /// - A change on Box (412) or a taken name (409) turns the upload into a conflicted copy beside
 ///   the original: nothing on Box is overwritten silently.
 /// - A full account, a too-large file or a missing folder parks the entry: it is kept, reported,
@@ -17,14 +19,17 @@ import Foundation
 public struct UploadLifecycle: Sendable, Equatable {
     public struct Settings: Sendable, Equatable {
         public var delay: Double
-        public var backoffBase: Double
-        public var backoffMax: Double
+        /// Pacing after transient failures (`RetryPolicy.untilDone`).
+        public var retry: RetryPolicy
         public var parkInterval: Double
 
-        public init(delay: Double = 2, backoffBase: Double = 1, backoffMax: Double = 300, parkInterval: Double = 900) {
+        /// `jitter` 0 makes the waits exact (tests); the uploader passes the policy's usual share.
+        public init(
+            delay: Double = 2, backoffBase: Double = 1, backoffMax: Double = 300, parkInterval: Double = 900,
+            jitter: Double = 0
+        ) {
             self.delay = delay
-            self.backoffBase = backoffBase
-            self.backoffMax = backoffMax
+            self.retry = .untilDone(baseDelay: backoffBase, maxDelay: backoffMax, jitter: jitter)
             self.parkInterval = parkInterval
         }
     }

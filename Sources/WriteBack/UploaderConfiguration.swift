@@ -1,3 +1,5 @@
+import CurlHTTP
+
 /// How the uploader paces and splits its work.
 public struct UploaderConfiguration: Sendable, Equatable {
     /// Seconds after the last close before a file is sent (`-o write_back_delay=`); a newer close
@@ -12,7 +14,8 @@ public struct UploaderConfiguration: Sendable, Equatable {
     public var partsInFlight: Int
     /// Files uploading at once.
     public var maxConcurrentUploads: Int
-    /// Retry pacing after transient failures: `backoffBase × 2^n` seconds, at most `backoffMax`.
+    /// Retry pacing after transient failures (`RetryPolicy.untilDone`): `backoffBase × 2^n` seconds,
+    /// at most `backoffMax`, less up to half of it at random.
     public var backoffBase: Double
     public var backoffMax: Double
     /// How long an entry that cannot proceed (account full, folder gone) waits before another try.
@@ -37,6 +40,7 @@ public struct UploaderConfiguration: Sendable, Equatable {
 
     var lifecycleSettings: UploadLifecycle.Settings {
         UploadLifecycle.Settings(
-            delay: writeBackDelay, backoffBase: backoffBase, backoffMax: backoffMax, parkInterval: parkInterval)
+            delay: writeBackDelay, backoffBase: backoffBase, backoffMax: backoffMax, parkInterval: parkInterval,
+            jitter: RetryPolicy.standard.jitter)
     }
 }

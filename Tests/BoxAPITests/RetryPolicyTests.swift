@@ -1,3 +1,4 @@
+import CurlHTTP
 import XCTest
 
 @testable import BoxAPI
@@ -51,10 +52,25 @@ final class RetryPolicyTests: XCTestCase {
         XCTAssertNil(delay(.transport(isTransient: false)))
     }
 
-    func testNonIdempotentRequestsAreNeverRetried() {
+    func testNonIdempotentRequestsAreRetriedOnlyAfterARefusal() {
         XCTAssertNil(delay(.status(503, retryAfter: 1), idempotent: false))
-        XCTAssertNil(delay(.status(429, retryAfter: 1), idempotent: false))
         XCTAssertNil(delay(.transport(isTransient: true), idempotent: false))
+        XCTAssertEqual(delay(.status(429, retryAfter: 1), idempotent: false), 1, "a 429 was not carried out")
+    }
+
+    func testWhatMayHaveBeenCarriedOut() {
+        XCTAssertTrue(RetryPolicy.Failure.status(500, retryAfter: nil).mayHaveBeenApplied)
+        XCTAssertTrue(RetryPolicy.Failure.transport(isTransient: true).mayHaveBeenApplied)
+        XCTAssertFalse(RetryPolicy.Failure.status(429, retryAfter: 1).mayHaveBeenApplied)
+        XCTAssertFalse(RetryPolicy.Failure.status(202, retryAfter: 1).mayHaveBeenApplied)
+    }
+
+    func testUntilDoneHasNoLimitButKeepsTheBackoffCap() {
+        let forever = RetryPolicy.untilDone(baseDelay: 1, maxDelay: 60, jitter: 0)
+        XCTAssertEqual(forever.delay(after: .status(500, retryAfter: nil), attempt: 10_000, isIdempotent: true,
+                                     waitedSoFar: 1e9, random: 0), 60)
+        XCTAssertEqual(forever.wait(retryAfter: 120, attempt: 1, random: 0), 120)
+        XCTAssertEqual(forever.wait(retryAfter: nil, attempt: 3, random: 0), 4)
     }
 
     func testAttemptsAreBounded() {

@@ -10,11 +10,17 @@ extension BoxClient {
     /// The token is asked for before every attempt (a provider may renew one that is about to
     /// expire while a request waits to be retried), except right after a rejection, when the
     /// replacement the provider handed back is used.
+    ///
+    /// An error thrown after a repeat of a request whose earlier attempt may have been carried out
+    /// says so (`earlierAttemptMayHaveLanded`): the caller of a `resolvesRepeats` request then
+    /// recognises its own earlier attempt in the answer (a 404 to a repeated delete, a 409 naming
+    /// the folder a repeated create made).
     func execute(_ request: BoxRequest) async throws -> HTTPResponse {
         var replacementToken: String?
         var askedForNewToken = false
         var attempt = 0
         var waited = 0.0
+        var earlierAttemptMayHaveLanded = false
         while true {
             try Task.checkCancellation()
             attempt += 1
@@ -24,7 +30,7 @@ extension BoxClient {
             }
             replacementToken = nil
             let failure: RetryPolicy.Failure
-            let error: BoxAPIError
+            var error: BoxAPIError
             do {
                 let response = try await http.send(httpRequest(for: request, token: token))
                 if request.acceptedStatuses.contains(response.status) { return response }
@@ -40,10 +46,12 @@ extension BoxClient {
                     }
                 }
                 error = BoxAPIError(response: response, request: request.logDescription)
+                error.earlierAttemptMayHaveLanded = earlierAttemptMayHaveLanded
                 failure = .status(response.status, retryAfter: error.retryAfter)
             } catch let transportError as HTTPError {
                 if Task.isCancelled { throw CancellationError() }
                 error = BoxAPIError(transport: transportError, request: request)
+                error.earlierAttemptMayHaveLanded = earlierAttemptMayHaveLanded
                 failure = .transport(isTransient: transportError.isTransient)
             } catch is CancellationError {
                 throw CancellationError()
@@ -62,9 +70,10 @@ extension BoxClient {
             }
             guard isRetryableAnswer,
                 let delay = retryPolicy.delay(
-                    after: failure, attempt: attempt, isIdempotent: request.isIdempotent, waitedSoFar: waited,
-                    random: Double.random(in: 0..<1))
+                    after: failure, attempt: attempt, isIdempotent: request.isIdempotent || request.resolvesRepeats,
+                    waitedSoFar: waited, random: Double.random(in: 0..<1))
             else { throw error }
+            if failure.mayHaveBeenApplied { earlierAttemptMayHaveLanded = true }
             logger.debug(
                 "retrying after \(delay) s",
                 metadata: ["request": "\(request.logDescription)", "attempt": "\(attempt)", "error": "\(error)"])

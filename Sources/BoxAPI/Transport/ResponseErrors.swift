@@ -27,26 +27,3 @@ extension BoxAPIError {
         self.init(kind: .transport(detail, isTransient: error.isTransient), request: request.logDescription)
     }
 }
-
-/// The `Retry-After` header: delay-seconds or an HTTP-date (RFC 9110 §10.2.3).
-enum RetryAfter {
-    static func seconds(from value: String, now: Date = Date()) -> Double? {
-        let text = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(text), seconds.isFinite { return max(0, seconds) }
-        guard let date = httpDate(text) else { return nil }
-        return max(0, date.timeIntervalSince(now))
-    }
-
-    /// IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
-    static func httpDate(_ text: String) -> Date? {
-        let parts = text.split(separator: " ")
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]),
-            let month = months.firstIndex(of: String(parts[2])), let year = Int(parts[3])
-        else { return nil }
-        let time = parts[4].split(separator: ":").compactMap { Int($0) }
-        guard time.count == 3 else { return nil }
-        let days = BoxDate.daysSinceEpoch(year: year, month: month + 1, day: day)
-        return Date(timeIntervalSince1970: Double(days * 86_400 + time[0] * 3600 + time[1] * 60 + time[2]))
-    }
-}

@@ -20,8 +20,13 @@ public struct TokenEndpoint: Sendable {
     public var tokenURL: String { apiBase + "/oauth2/token" }
     public var revokeURL: String { apiBase + "/oauth2/revoke" }
 
+    /// Retries of token requests: the client's one `RetryPolicy`, three sends within 10 s (a mount or
+    /// a request waits for the token).
+    static let retryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.3, maxDelay: 2, maxTotalWait: 10)
+
     /// Posts a grant and decodes the token. `retryable` grants (everything but a single-use refresh
-    /// token) are retried after a 429/5xx answer or a transient transport failure, three attempts in all.
+    /// token) are retried by `retryPolicy` after a 5xx answer or a transient transport failure; every
+    /// grant is retried after a 429 (refused before it was looked at).
     public func requestToken(_ form: [(String, String)], retryable: Bool = true) async throws -> TokenInfo {
         let obtainedAt = clock()
         let response = try await post(tokenURL, form, retryable: retryable)
@@ -49,23 +54,32 @@ public struct TokenEndpoint: Sendable {
         let request = HTTPRequest(
             method: .post, url: url, headers: headers, body: .data(Data(FormEncoding.encode(form).utf8)))
         var attempt = 0
+        var waited = 0.0
         while true {
             attempt += 1
+            let failure: RetryPolicy.Failure
+            let response: HTTPResponse?
+            let transportError: HTTPError?
             do {
-                let response = try await http.send(request)
-                let transient = [429, 500, 502, 503, 504].contains(response.status)
-                if transient, attempt < 3, retryable || [429, 503].contains(response.status) {
-                    try await Task.sleep(nanoseconds: UInt64(attempt) * 300_000_000)
-                    continue
-                }
-                return response
+                let answer = try await http.send(request)
+                (response, transportError) = (answer, nil)
+                failure = .status(answer.status, retryAfter: RetryAfter.seconds(of: answer))
             } catch let error as HTTPError {
-                if retryable, error.isTransient, attempt < 3 {
-                    try await Task.sleep(nanoseconds: UInt64(attempt) * 300_000_000)
-                    continue
-                }
-                throw AuthError(.tokenEndpoint, "cannot reach the Box token endpoint at \(url): \(error.message)")
+                (response, transportError) = (nil, error)
+                failure = .transport(isTransient: error.isTransient)
             }
+            if let response, response.status < 400 { return response }
+            guard
+                let delay = Self.retryPolicy.delay(
+                    after: failure, attempt: attempt, isIdempotent: retryable, waitedSoFar: waited,
+                    random: Double.random(in: 0..<1))
+            else {
+                if let response { return response }
+                let message = transportError?.message ?? "no answer"
+                throw AuthError(.tokenEndpoint, "cannot reach the Box token endpoint at \(url): \(message)")
+            }
+            try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+            waited += delay
         }
     }
 
