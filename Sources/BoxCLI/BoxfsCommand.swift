@@ -6,6 +6,7 @@ struct BoxfsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "boxfs",
         abstract: "Box cloud storage as a Linux filesystem.",
+        version: BoxfsVersion.string,
         subcommands: [
             MountCommand.self, UnmountCommand.self, StatusCommand.self, LoginCommand.self, LogoutCommand.self,
             ProfileCommand.self,
@@ -30,12 +31,16 @@ struct UnmountCommand: AsyncParsableCommand {
 
 /// Chooses the command from how the binary was called.
 public enum BoxfsEntry {
+    /// The name the binary was called by (`boxfs`, `mount.boxfs`, `mount.fuse.boxfs`).
+    static var calledName: String {
+        (CommandLine.arguments.first ?? "boxfs").split(separator: "/").last.map(String.init) ?? "boxfs"
+    }
+    static var calledAsMountHelper: Bool { calledName.hasPrefix("mount.") }
+
     public static func main() async {
-        let arguments = CommandLine.arguments
-        let name = (arguments.first ?? "boxfs").split(separator: "/").last.map(String.init) ?? "boxfs"
-        let rest = Array(arguments.dropFirst())
+        let rest = Array(CommandLine.arguments.dropFirst())
         // mount(8) runs `mount.boxfs` or `mount.fuse.boxfs`; mount.fuse3 runs `boxfs SOURCE MOUNTPOINT -o ...`.
-        if name.hasPrefix("mount.") || rest.first.map(isMountSource) == true {
+        if calledAsMountHelper || rest.first.map(isMountSource) == true {
             await MountCommand.main(rest)
         } else {
             await BoxfsCommand.main(rest)

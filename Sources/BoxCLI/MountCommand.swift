@@ -5,8 +5,9 @@ import Logging
 /// `mount.boxfs SOURCE MOUNTPOINT [-f] [-o opt,...]`, also reached as `boxfs mount ...` and as the
 /// helper mount(8) runs for `-t fuse.boxfs` (`mount.fuse.boxfs`, or `boxfs SOURCE MOUNTPOINT -o ...`).
 struct MountCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "mount",
+    /// Called as `mount.boxfs` (or `mount.fuse.boxfs`), help and errors name that command.
+    static var configuration: CommandConfiguration { CommandConfiguration(
+        commandName: BoxfsEntry.calledAsMountHelper ? BoxfsEntry.calledName : "mount",
         abstract: "Mount Box storage on a folder.",
         discussion: """
             SOURCE is box: (your Box root), box:/path/in/box, or a shared link
@@ -23,15 +24,16 @@ struct MountCommand: AsyncParsableCommand {
               entry_timeout=S  attr_timeout=S  dir_cache_ttl=S
               cache_dir=PATH  cache_size=SIZE  cache=on|off  read_ahead_kb=N
               write_back_delay=S  upload_wait=S
-              debug  log_file=PATH
+              debug  log_file=PATH  nonempty
 
             Without token_file or profile, the token comes from
             $BOX_DEVELOPER_TOKEN, else the default profile (`boxfs login`,
             docs/AUTH.md).
-            """)
+            """,
+        version: BoxfsVersion.string) }
 
     @Argument(help: "box:, box:/path/in/box or a shared link https://app.box.com/s/TOKEN") var source: String
-    @Argument(help: "An existing empty folder.") var mountpoint: String
+    @Argument(help: "An existing empty folder (-o nonempty to mount over one with entries).") var mountpoint: String
     @Flag(name: .customShort("f"), help: "Stay in the foreground (logs go to stderr).") var foreground = false
     @Option(name: .customShort("o"), help: "Mount options, comma-separated.") var options: [String] = []
     @Flag(name: .customShort("n"), help: .hidden) var noMtab = false
@@ -45,7 +47,7 @@ struct MountCommand: AsyncParsableCommand {
         do {
             source = try MountSource(parsing: self.source)
             parsed = try MountOptions(parsing: options)
-            mountpoint = try Mountpoint.check(self.mountpoint)
+            mountpoint = try Mountpoint.check(self.mountpoint, allowNonEmpty: parsed.allowNonEmpty)
         } catch {
             Self.fail("\(error)")
         }
@@ -76,8 +78,10 @@ enum Mountpoint {
         let description: String
     }
 
-    /// The absolute path of an existing folder (or `/dev/fd/N`, which mount.fuse3 passes).
-    static func check(_ path: String) throws -> String {
+    /// The absolute path of an existing folder (or `/dev/fd/N`, which mount.fuse3 passes). A folder
+    /// with entries, or one something is already mounted on, is refused unless `allowNonEmpty`: its
+    /// files would be hidden, and a second mount stacked on the first (each with its own journal).
+    static func check(_ path: String, allowNonEmpty: Bool = false) throws -> String {
         if path.hasPrefix("/dev/fd/") { return path }
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         var status = stat()
@@ -88,6 +92,31 @@ enum Mountpoint {
             throw CheckError(description: "mountpoint \(path) does not exist")
         }
         guard status.st_mode & S_IFMT == S_IFDIR else { throw CheckError(description: "mountpoint \(path) is not a folder") }
-        return URL(fileURLWithPath: absolute).standardizedFileURL.path
+        let resolved = URL(fileURLWithPath: absolute).standardizedFileURL.path
+        guard !allowNonEmpty else { return resolved }
+        if let type = mountedFilesystem(at: resolved) {
+            throw CheckError(description: "\(path) is already a mount point (\(type)); unmount it first "
+                + "(fusermount3 -u \(path)), or add -o nonempty to mount over it")
+        }
+        if let entries = try? FileManager.default.contentsOfDirectory(atPath: resolved), !entries.isEmpty {
+            throw CheckError(description: "mountpoint \(path) is not empty (\(entries.count) entries would be hidden); "
+                + "use an empty folder, or add -o nonempty to mount over it")
+        }
+        return resolved
+    }
+
+    /// The type of the filesystem mounted exactly at `path` (from /proc/self/mounts), or nil.
+    static func mountedFilesystem(at path: String) -> String? {
+        guard let table = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return nil }
+        for line in table.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count > 2 else { continue }
+            // /proc/mounts escapes spaces, tabs, newlines and backslashes in octal.
+            let mounted = String(fields[1]).replacingOccurrences(of: "\\040", with: " ")
+                .replacingOccurrences(of: "\\011", with: "\t").replacingOccurrences(of: "\\012", with: "\n")
+                .replacingOccurrences(of: "\\134", with: "\\")
+            if mounted == path { return String(fields[2]) }
+        }
+        return nil
     }
 }

@@ -35,6 +35,8 @@ public struct MountOptions: Equatable, Sendable {
     public var writeBackDelay: Double = 2
     /// Seconds an unmount waits for pending uploads before leaving them journaled for the next mount.
     public var uploadWait: Double = 30
+    /// Mount over a folder that has entries or is already a mount point (refused otherwise).
+    public var allowNonEmpty = false
     /// Flags passed through to the kernel mount.
     public var kernelFlags: [String] = []
 
@@ -83,6 +85,7 @@ public struct MountOptions: Equatable, Sendable {
             }
             endpoint = url
         case "token_file": tokenFile = try required()
+        case "nonempty": allowNonEmpty = true
         case "ro": readOnly = true
         case "rw": readOnly = false
         case "allow_other": allowOther = true

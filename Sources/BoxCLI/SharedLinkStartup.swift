@@ -6,17 +6,9 @@ import Foundation
 /// The password never appears in a message.
 enum SharedLinkStartup {
     /// The password from `-o shared_link_password_file=PATH`: the file's first line, trailing newline removed.
-    /// Like ssh keys, a file that others may read or write is refused.
+    /// A file that others may read or write is refused (`SecretFile`).
     static func password(file path: String) throws -> String {
-        var status = stat()
-        guard stat(path, &status) == 0, let data = FileManager.default.contents(atPath: path) else {
-            throw StartupError(description: "cannot read the shared link password file \(path)")
-        }
-        guard status.st_mode & 0o077 == 0 else {
-            throw StartupError(description: "the shared link password file \(path) is accessible by others "
-                + "(mode \(String(status.st_mode & 0o777, radix: 8))): run chmod 600 \(path)")
-        }
-        let text = String(decoding: data, as: UTF8.self)
+        let text = try SecretFile.text(of: path, what: "shared link password file")
         let password = String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
             .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
         guard !password.isEmpty else {
