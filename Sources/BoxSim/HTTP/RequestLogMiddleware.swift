@@ -3,7 +3,9 @@ import Hummingbird
 import Synchronization
 
 /// The outermost middleware: maps every error to Box's error response, adds `box-request-id`, and records the
-/// request in the request log once its body has been written (or the connection failed).
+/// request in the request log once its body has been written (or the connection failed). A request whose
+/// connection a fault rule dropped before the answer is logged with the status it would have had (or 0) and the
+/// fault.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = BoxContext
     let log: RequestLog
@@ -15,6 +17,17 @@ struct RequestLogMiddleware: RouterMiddleware {
         var response: Response
         do {
             response = try await next(request, context)
+        } catch let cut as FaultMiddleware.ConnectionCut {
+            // The connection is closed: no answer goes out (Hummingbird's own error answer fails to write).
+            let values = context.state.current
+            log.append(RequestLogEntry(
+                time: started, method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
+                status: values.lostAnswerStatus ?? 0, bytesSent: 0,
+                authorization: request.headers[.authorization] != nil,
+                boxAPI: request.headers[BoxApiHeader.name] != nil, asUser: request.headers[HTTPField.Name("as-user")!],
+                range: request.headers[.range], userID: values.userID, contentRange: request.headers[.contentRange],
+                grantType: values.grantType, fault: values.faults.joined(separator: ",")))
+            throw cut
         } catch let error as BoxError {
             response = error.response(requestID: requestID)
         } catch let error as HTTPError {
@@ -42,6 +55,7 @@ struct RequestLogMiddleware: RouterMiddleware {
                 let values = state.current
                 record.userID = values.userID
                 record.grantType = values.grantType
+                record.fault = values.faults.isEmpty ? nil : values.faults.joined(separator: ",")
                 log.append(record)
             }
             try await body.write(CountingBodyWriter(parent: writer, counter: counter))
