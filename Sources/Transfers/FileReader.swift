@@ -68,7 +68,7 @@ public final class FileReader: Sendable {
             guard to <= block.count else { throw TransferError.shortRead(expectedAt: offset) }
             let result = block[block.startIndex + from..<block.startIndex + to]
             try await verify(result, at: offset)
-            if end == file.size { await store.flushDiskWrites() }
+            if end == file.size { await finishWholeRead() }
             return result
         }
         var result = Data(capacity: Int(end - offset))
@@ -81,8 +81,15 @@ public final class FileReader: Sendable {
             result.append(block[block.startIndex + from..<block.startIndex + to])
         }
         try await verify(result, at: offset)
-        if end == file.size { await store.flushDiskWrites() }
+        if end == file.size { await finishWholeRead() }
         return result
+    }
+
+    /// The read that ends the file: waits until the fetched blocks are on disk, then, if the whole read matched
+    /// Box's SHA-1, records the version as verified (after the writes, which clear the disk cache's marker).
+    private func finishWholeRead() async {
+        await store.flushDiskWrites()
+        if verifier.withLock({ $0.outcome }) == .matched { store.markVerified(file) }
     }
 
     private func verify(_ data: Data, at offset: Int64) async throws {
