@@ -150,6 +150,24 @@ final class NetworkFaultTests: XCTestCase {
         XCTAssertEqual(Set(statuses), [206, 429], "a share is limited: \(statuses)")
     }
 
+    func testAClientThatLeavesEarlyIsLoggedWithTheBytesItWasSentNotTheWholeFile() async throws {
+        let seed = try SeedTree.make(texts: [:], largeFiles: ["huge.bin": 64 << 20])
+        defer { try? FileManager.default.removeItem(at: seed) }
+        let sim = try await BoxSimProcess.start(seed: seed)
+        defer { sim.stop() }
+        let fileID = try XCTUnwrap(try BoxSimAPI(sim).items(in: "0").first { $0.name == "huge.bin" }?.id)
+        let location = try XCTUnwrap(try Curl.run(sim.baseURL + "/2.0/files/\(fileID)/content",
+                                                  token: sim.developerToken).headers["location"])
+        XCTAssertThrowsError(try Curl.run(location, extra: ["--limit-rate", "1M", "--max-time", "1"]),
+                             "curl gives up after a second at 1 MB/s")
+        let logged = try await Poll.until("the download in the log", timeout: 20) {
+            try sim.requestLog().last { $0.path.hasPrefix("/dl/") }
+        }
+        XCTAssertEqual(logged.status, 200)
+        XCTAssertGreaterThan(logged.bytesSent, 0)
+        XCTAssertLessThan(logged.bytesSent, 32 << 20, "what went out before the client left, not the whole file")
+    }
+
     /// The offsets where two byte sequences differ (of the same length).
     static func differences<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> [Int] {
         zip(a, b).enumerated().compactMap { $0.element.0 == $0.element.1 ? nil : $0.offset }

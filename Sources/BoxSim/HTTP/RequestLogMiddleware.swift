@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import Synchronization
 
 /// The outermost middleware: maps every error to Box's error response, adds `box-request-id`, and records the
@@ -46,6 +47,7 @@ struct RequestLogMiddleware: RouterMiddleware {
             range: request.headers[.range], userID: nil, contentRange: request.headers[.contentRange])
         let body = response.body
         let state = context.state
+        let channel = context.channel
         let log = self.log
         response.body = ResponseBody(contentLength: body.contentLength) { writer in
             let counter = ByteCounter()
@@ -58,13 +60,13 @@ struct RequestLogMiddleware: RouterMiddleware {
                 record.fault = values.faults.isEmpty ? nil : values.faults.joined(separator: ",")
                 log.append(record)
             }
-            try await body.write(CountingBodyWriter(parent: writer, counter: counter))
+            try await body.write(CountingBodyWriter(parent: writer, counter: counter, channel: channel))
         }
         return response
     }
 }
 
-/// Counts the body bytes handed to the connection (a sendfile marker counts as its file region).
+/// Counts the body bytes handed to the connection (a sendfile marker counts the bytes of its region that NIO wrote).
 final class ByteCounter: Sendable {
     private let count = Atomic<Int64>(0)
     var value: Int64 { count.load(ordering: .relaxed) }
@@ -74,10 +76,40 @@ final class ByteCounter: Sendable {
 struct CountingBodyWriter: ResponseBodyWriter {
     var parent: any ResponseBodyWriter
     let counter: ByteCounter
+    let channel: any Channel
+
+    struct RegionNotSent: Error {}
 
     mutating func write(_ buffer: ByteBuffer) async throws {
+        guard let region = SendfileRegions.region(buffer), let progress = SendfileRegions.progress(ticket: region.ticket)
+        else {
+            try await parent.write(buffer)
+            counter.add(Int64(buffer.readableBytes))
+            return
+        }
+        defer { SendfileRegions.finishedProgress(ticket: region.ticket) }
         try await parent.write(buffer)
-        counter.add(SendfileRegions.wireLength(buffer))
+        // The handler finishes the progress once every piece was written or failed; should the marker never
+        // reach it (the connection closed first), the channel's closing does.
+        let channel = self.channel
+        let sent = await withTaskGroup(of: Int64?.self) { group in
+            group.addTask { await progress.sent() }
+            group.addTask {
+                while channel.isActive, (try? await Task.sleep(for: .milliseconds(100))) != nil {}
+                progress.finish()
+                return nil
+            }
+            var sent: Int64 = 0
+            for await result in group {
+                if let result {
+                    sent = result
+                    group.cancelAll()
+                }
+            }
+            return sent
+        }
+        counter.add(sent)
+        if sent < region.length { throw RegionNotSent() }
     }
 
     consuming func finish(_ trailingHeaders: HTTPFields?) async throws {
