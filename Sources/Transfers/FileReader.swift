@@ -15,6 +15,10 @@ import Synchronization
 /// A mismatch sticks to the handle: every later read of it fails too. The kernel retries a failed
 /// read-ahead as a plain read of the same pages, and that retry must not succeed with the bad bytes.
 ///
+/// A match marks the version verified in the block store (and the disk cache), once its blocks are written:
+/// only a verified version's pages are kept by the kernel across opens, so an unverified version's next whole
+/// read comes here whole and is checked (a partial read cannot be: Box's SHA-1 covers the whole file).
+///
 /// The read that ends the file also waits until the blocks fetched so far are in the disk cache
 /// (written in the background until then): a file read to its end is in the cache, even if the
 /// mount goes away right after, and the disk work is part of the read it belongs to.
