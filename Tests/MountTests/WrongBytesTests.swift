@@ -118,6 +118,44 @@ final class WrongBytesTests: MountTestCase {
         XCTAssertEqual(verifiedMarkers(in: cache), [])
     }
 
+    /// Random wrong bytes over partial and whole reads of several files: a whole read that exits 0 always has
+    /// Box's bytes, and once the server is right again every file reads right (at worst after one failure).
+    func testUnderRandomWrongBytesNoWholeReadEndsWellWithAWrongByte() async throws {
+        var files: [String: Int] = [:]
+        for index in 0..<5 { files["f\(index).bin"] = (2 << 20) + index * 300_000 }
+        let seed = try SeedTree.make(texts: [:], largeFiles: files)
+        addTeardownBlock { try? FileManager.default.removeItem(at: seed) }
+        let mount = try await mountBoxSim(seed: seed)
+        let sim = try XCTUnwrap(boxsim)
+        var expected: [String: String] = [:]
+        for name in files.keys { expected[name] = try sha1(seed.appendingPathComponent(name).path) }
+        try BoxSimAPI(sim).corruptBodies(rate: 0.4)
+        var failures = 0
+        for round in 0..<3 {
+            for name in files.keys.sorted() {
+                let length = 4096 + (round * 7919 + name.utf8.reduce(0) { $0 * 31 + Int($1) }) % 1_500_000
+                XCTAssertEqual(try Shell.run(["head", "-c", String(length), mount.path(name)]).status, 0)
+                let whole = try Shell.run(["sha1sum", mount.path(name)])
+                if whole.status == 0 {
+                    XCTAssertEqual(String(whole.stdout.prefix(40)), expected[name], "\(name), round \(round)")
+                } else {
+                    failures += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(failures, 0, "the fault did hit some whole reads")
+        XCTAssertGreaterThan(try sim.requestLog().filter { $0.fault == "corrupt" }.count, 0)
+        try BoxSimAPI(sim).clearFaults()
+        for name in files.keys.sorted() {
+            let whole = try Shell.run(["sha1sum", mount.path(name)])
+            if whole.status == 0 {
+                XCTAssertEqual(String(whole.stdout.prefix(40)), expected[name], name)
+            } else {
+                XCTAssertEqual(try sha1(mount.path(name)), expected[name], "\(name) after one failure")
+            }
+        }
+    }
+
     func verifiedMarkers(in cache: URL) -> [String] {
         let enumerator = FileManager.default.enumerator(at: cache, includingPropertiesForKeys: nil)
         return (enumerator?.allObjects as? [URL] ?? []).filter { $0.path.contains("/verified/") }.map(\.lastPathComponent)
