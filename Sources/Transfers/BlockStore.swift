@@ -36,11 +36,13 @@ public final class BlockStore: Sendable {
         /// Files whose download location is being asked for, and the task asking: a read of such a
         /// file waits for it rather than asking the API a second time.
         var preparing: [RemoteFile: Task<Void, Never>] = [:]
-        /// Versions a whole read matched in this mount (with or without a disk cache), and versions that had a
-        /// block fetched since (unverified again, whatever the disk cache's marker says until its write lands).
+        /// Versions a whole read matched in this mount and no block of which was fetched since (at most
+        /// `maximumVerifiedInMemory`: forgetting one only costs its pages at the next open). The disk cache keeps
+        /// its own markers.
         var verified: Set<FileVersion> = []
-        var fetchedSinceVerified: Set<FileVersion> = []
     }
+
+    static let maximumVerifiedInMemory = 4096
 
     struct FileVersion: Hashable {
         var id: String
@@ -172,10 +174,8 @@ public final class BlockStore: Sendable {
     /// kernel keep the file's pages across opens: an unverified version's next whole read must reach the
     /// daemon, whose check sees every byte.
     public func isVerified(_ file: RemoteFile) -> Bool {
-        let key = FileVersion(file)
-        let (inMemory, fetchedSince) = state.withLock { ($0.verified.contains(key), $0.fetchedSinceVerified.contains(key)) }
-        if fetchedSince { return false }
-        return inMemory || disk?.isVerified(fileID: file.id, version: file.version) == true
+        state.withLock { $0.verified.contains(FileVersion(file)) }
+            || disk?.isVerified(fileID: file.id, version: file.version) == true
     }
 
     /// Records that a whole read of this version matched Box's SHA-1. Call once the blocks it fetched are on
@@ -183,8 +183,8 @@ public final class BlockStore: Sendable {
     public func markVerified(_ file: RemoteFile) {
         let key = FileVersion(file)
         state.withLock { state in
+            if state.verified.count >= Self.maximumVerifiedInMemory { state.verified.removeFirst() }
             state.verified.insert(key)
-            state.fetchedSinceVerified.remove(key)
         }
         disk?.markVerified(fileID: file.id, version: file.version)
     }
@@ -245,10 +245,11 @@ public final class BlockStore: Sendable {
         state.withLock { state in
             state.memory.put(key, data, wasRead: wasAwaited)
             if state.inFlight[key] === fetch { state.inFlight[key] = nil }
-            let version = FileVersion(file)
-            state.verified.remove(version)
-            state.fetchedSinceVerified.insert(version)
+            state.verified.remove(FileVersion(file))
         }
+        // A fetched block is unverified: so is its version now, also on disk before the block's write lands
+        // (which would clear the marker too, but only if there is room for it).
+        disk?.unmarkVerified(fileID: file.id, version: file.version)
         writer?.write([(index: index, data: data)], of: file)
     }
 

@@ -71,8 +71,7 @@ public final class FileReader: Sendable {
             let from = Int(offset - first * blockSize), to = Int(end - first * blockSize)
             guard to <= block.count else { throw TransferError.shortRead(expectedAt: offset) }
             let result = block[block.startIndex + from..<block.startIndex + to]
-            try await verify(result, at: offset)
-            if end == file.size { await finishWholeRead() }
+            if try await verify(result, at: offset) || end == file.size { await finishWholeRead() }
             return result
         }
         var result = Data(capacity: Int(end - offset))
@@ -84,20 +83,21 @@ public final class FileReader: Sendable {
             guard from < to else { throw TransferError.shortRead(expectedAt: max(offset, blockStart)) }
             result.append(block[block.startIndex + from..<block.startIndex + to])
         }
-        try await verify(result, at: offset)
-        if end == file.size { await finishWholeRead() }
+        if try await verify(result, at: offset) || end == file.size { await finishWholeRead() }
         return result
     }
 
-    /// The read that ends the file: waits until the fetched blocks are on disk, then, if the whole read matched
-    /// Box's SHA-1, records the version as verified (after the writes, which clear the disk cache's marker).
+    /// The read that ends the file, or a later one whose piece completed the hash (read-ahead completes out of
+    /// order): waits until the fetched blocks are on disk, then, if the whole read matched Box's SHA-1, records the
+    /// version as verified (after the writes, which clear the disk cache's marker).
     private func finishWholeRead() async {
         await store.flushDiskWrites()
         if verifier.withLock({ $0.outcome }) == .matched { store.markVerified(file) }
     }
 
-    private func verify(_ data: Data, at offset: Int64) async throws {
-        guard file.sha1 != nil else { return }
+    /// Returns whether this piece, hashed before returning, completed a match.
+    private func verify(_ data: Data, at offset: Int64) async throws -> Bool {
+        guard file.sha1 != nil else { return false }
         let count = data.count
         let endsFile = offset + Int64(count) == file.size
         let backlog = hashBacklog.wrappingAdd(count, ordering: .relaxed).newValue
@@ -112,19 +112,22 @@ public final class FileReader: Sendable {
             }
             return true
         }
-        guard waits else { return }
+        guard waits else { return false }
         // FIFO: by the time this runs, every piece handed to the queue before it has been hashed.
-        let mismatch = await withCheckedContinuation { continuation in
+        let (mismatch, matched) = await withCheckedContinuation { continuation in
             hashing.async { [self] in
+                let before = verifier.withLock { $0.outcome }
                 let mismatch = record(data, at: offset)
+                let matched = before == .pending && verifier.withLock { $0.outcome } == .matched
                 hashBacklog.wrappingSubtract(count, ordering: .relaxed)
-                continuation.resume(returning: mismatch)
+                continuation.resume(returning: (mismatch, matched))
             }
         }
         if let mismatch {
             await dropBlocksAfterQueuedWrites()
             throw mismatch
         }
+        return matched
     }
 
     /// Hashes one piece (on `hashing`); a mismatch is logged, drops the file's blocks, fails every later
