@@ -4,7 +4,8 @@ extension BlockCache {
     /// Stores one block (best-effort: a block that cannot be stored is dropped with a warning).
     ///
     /// `data` must hold 1 ... `blockSize` bytes (the last block of a file may be short). Storing a
-    /// block of one version deletes the blocks of the file's other versions. Space is reserved first
+    /// block of one version deletes the blocks of the file's other versions, and the version's verified
+    /// marker (see `BlockCache+Verified`). Space is reserved first
     /// (evicting least recently used blocks), so `usedBytes` never exceeds `capacity`.
     ///
     /// A block not in the cache yet is written straight under its own name (readers only open blocks
@@ -27,6 +28,7 @@ extension BlockCache {
             var reservation = index.reserve(size)
             reservation.evicted += index.removeOtherVersions(of: key)
             reservation.evicted.forEach(deleteFile)
+            unmarkVerified(key, in: &index)  // a new block is unverified until its whole read
             return (reservation.granted, index.entry(key) == nil)
         }
         guard granted else {

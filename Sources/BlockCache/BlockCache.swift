@@ -71,6 +71,7 @@ public final class BlockCache: Sendable {
             throw error
         }
         let evicted = index.evictToCapacity()
+        Self.loadVerified(layout: layout, into: &index)
         state = Mutex(index)
         evicted.forEach(deleteFile)
     }
@@ -107,10 +108,13 @@ public final class BlockCache: Sendable {
         }
     }
 
-    /// Removes every cached block of a file, all versions.
+    /// Removes every cached block of a file, all versions, and their verified markers.
     public func remove(fileID: String) {
         guard let file = BlockKey.escape(fileID) else { return }
-        state.withLock { index in index.removeFile(file).forEach(deleteFile) }
+        state.withLock { index in
+            index.removeFile(file).forEach(deleteFile)
+            unmarkVerified(file: file, in: &index)
+        }
     }
 
     /// Deletes a block file; a failure is logged and otherwise ignored (the index no longer has it).

@@ -38,6 +38,8 @@ struct BlockKey: Hashable, Sendable {
     }
 
     var fileName: String { "\(file)~\(version)~\(block)" }
+    /// Names the block's file version (`<file>~<version>`): the name of its `verified/` marker.
+    var versionName: String { "\(file)~\(version)" }
 
     /// The fan-out directory: spreads files over 256 folders so none grows huge.
     var fanOut: String { Self.fanOut(ofEscapedFile: file) }

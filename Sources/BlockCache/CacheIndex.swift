@@ -22,6 +22,8 @@ struct CacheIndex {
     let capacity: Int64
     private var lru = LRUList<BlockKey, Entry>()
     private var keysByFile: [String: Set<BlockKey>] = [:]
+    /// Versions (`BlockKey.versionName`) whose cached blocks were verified whole; see `BlockCache+Verified`.
+    var verified: Set<String> = []
     private(set) var usedBytes: Int64 = 0
     private(set) var reservedBytes: Int64 = 0
     private var nextGeneration: UInt64 = 1
@@ -63,6 +65,18 @@ struct CacheIndex {
         guard lru.value(for: key)?.generation == generation else { return false }
         remove(key)
         return true
+    }
+
+    /// Whether any block of the escaped file id and version is cached.
+    func hasBlocks(file: String, version: String) -> Bool {
+        keysByFile[file]?.contains { $0.version == version } ?? false
+    }
+
+    /// Forgets the verified markers of every version of the escaped file id; returns their names.
+    mutating func unmarkVerified(file: String) -> [String] {
+        let names = verified.filter { $0.hasPrefix(file + "~") }
+        verified.subtract(names)
+        return Array(names)
     }
 
     /// Removes every block of the escaped file id; returns the removed keys.

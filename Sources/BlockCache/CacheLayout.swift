@@ -14,6 +14,8 @@ import Darwin
 ///     LAYOUT                           "boxfs-layout-*" folder is deleted at start.
 ///     tmp/<n>                          replacement blocks being written; emptied at start.
 ///     blocks/<xx>/<file>~<version>~<block>   one file per block (data + BlockTrailer),
+///     verified/<file>~<version>        empty: the version's cached blocks were part of a whole
+///                                      read that matched Box's SHA-1 (see BlockCache+Verified).
 /// ```
 /// `LAYOUT` holds the layout version and the block size; when it is missing or differs (another
 /// block size), the whole layout folder is rebuilt empty.
@@ -35,6 +37,8 @@ struct CacheLayout: Sendable {
     var markerPath: String { layoutDirectory + "/LAYOUT" }
     var tempDirectory: String { layoutDirectory + "/tmp" }
     var blocksDirectory: String { layoutDirectory + "/blocks" }
+    var verifiedDirectory: String { layoutDirectory + "/verified" }
+    func verifiedPath(_ versionName: String) -> String { verifiedDirectory + "/" + versionName }
     var marker: String { "boxfs block cache\nlayout \(BlockCache.layoutVersion)\nblock-size \(blockSize)\n" }
 
     func blockPath(_ key: BlockKey) -> String { blocksDirectory + "/" + key.fanOut + "/" + key.fileName }
@@ -67,6 +71,7 @@ struct CacheLayout: Sendable {
         }
         try Posix.makeDirectory(layoutDirectory)
         try Posix.makeDirectory(blocksDirectory)
+        try Posix.makeDirectory(verifiedDirectory)
         if fileManager.fileExists(atPath: tempDirectory) { try fileManager.removeItem(atPath: tempDirectory) }
         try Posix.makeDirectory(tempDirectory)
         for byte in 0..<256 {

@@ -35,7 +35,9 @@ extension FileSystem {
             let previous = openedVersions.withLock { $0.updateValue(file.version, forKey: inode) }
             let reader = FileReader(file: file, store: store, logger: logger)
             let handle = handles.withLock { $0.open(.file(reader)) }
-            return OpenedFile(handle: handle, keepCache: previous == file.version)
+            // Pages of an unverified version (read in part, never checked whole) are dropped at each open, so a
+            // whole read reaches the daemon and its SHA-1 check sees every byte (docs/SEMANTICS.md).
+            return OpenedFile(handle: handle, keepCache: previous == file.version && store.isVerified(file))
         }
         _ = try requireWriteBack(item.name)
         let number = try await openForWriting(item, empty: truncate)

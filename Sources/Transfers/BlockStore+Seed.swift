@@ -12,14 +12,16 @@ extension BlockStore {
     ///
     /// `read(offset, length)` reads the local copy. Its bytes are hashed on the way and must match
     /// `file.sha1` (what Box computed of the upload); on a mismatch, or if the copy cannot be read,
-    /// every block of the file is dropped again, so a seeded block is always Box's byte. Blocks
-    /// already cached are skipped. Does nothing (false) without a disk cache, without a SHA-1, or
-    /// for a file larger than a quarter of the cache. Returns whether the file was seeded.
+    /// every block of the file is dropped again, so a seeded block is always Box's byte, and the version is
+    /// marked verified (unless some blocks were cached already: those are skipped, not compared). Does
+    /// nothing (false) without a disk cache, without a SHA-1, or for a file larger than a quarter of the
+    /// cache. Returns whether the file was seeded.
     public func seed(_ file: RemoteFile, read: (_ offset: Int64, _ length: Int) throws -> Data) async -> Bool {
         guard let disk, let writer, let expected = file.sha1?.lowercased(), file.size > 0,
               file.size <= disk.capacity / Self.seedShareOfCapacity else { return false }
         var hasher = Insecure.SHA1()
         var offset: Int64 = 0
+        var skipped = false
         do {
             while offset < file.size {
                 let length = Int(min(blockSize, file.size - offset))
@@ -32,6 +34,8 @@ extension BlockStore {
                 if !disk.has(fileID: file.id, version: file.version, block: Int(index)) {
                     await writer.waitForRoom()
                     writer.write([(index: index, data: data)], of: file)
+                } else {
+                    skipped = true
                 }
                 offset += Int64(length)
             }
@@ -49,6 +53,8 @@ extension BlockStore {
             drop(fileID: file.id)
             return false
         }
+        // Every block written here is Box's byte; a block that was cached already was not compared.
+        if !skipped { markVerified(file) }
         return true
     }
 }

@@ -36,6 +36,18 @@ public final class BlockStore: Sendable {
         /// Files whose download location is being asked for, and the task asking: a read of such a
         /// file waits for it rather than asking the API a second time.
         var preparing: [RemoteFile: Task<Void, Never>] = [:]
+        /// Versions a whole read matched in this mount and no block of which was fetched since (at most
+        /// `maximumVerifiedInMemory`: forgetting one only costs its pages at the next open). The disk cache keeps
+        /// its own markers.
+        var verified: Set<FileVersion> = []
+    }
+
+    static let maximumVerifiedInMemory = 4096
+
+    struct FileVersion: Hashable {
+        var id: String
+        var version: String
+        init(_ file: RemoteFile) { (id, version) = (file.id, file.version) }
     }
 
     /// - Parameters:
@@ -147,10 +159,34 @@ public final class BlockStore: Sendable {
         await writer?.waitForRoom()
     }
 
-    /// Forgets every block of a file (all versions), in memory and on disk: used when its bytes proved wrong.
+    /// Forgets every block of a file (all versions), in memory and on disk, and that any was verified: used
+    /// when its bytes proved wrong.
     public func drop(fileID: String) {
-        state.withLock { $0.memory.remove(fileID: fileID) }
+        state.withLock { state in
+            state.memory.remove(fileID: fileID)
+            state.verified = state.verified.filter { $0.id != fileID }
+        }
         disk?.remove(fileID: fileID)
+    }
+
+    /// Whether every held block of this version was part of a whole read that matched Box's SHA-1 (in this
+    /// mount, or in an earlier one by the disk cache's marker) and none was fetched since. Only then may the
+    /// kernel keep the file's pages across opens: an unverified version's next whole read must reach the
+    /// daemon, whose check sees every byte.
+    public func isVerified(_ file: RemoteFile) -> Bool {
+        state.withLock { $0.verified.contains(FileVersion(file)) }
+            || disk?.isVerified(fileID: file.id, version: file.version) == true
+    }
+
+    /// Records that a whole read of this version matched Box's SHA-1. Call once the blocks it fetched are on
+    /// disk (`flushDiskWrites`): writing a block clears the disk cache's marker.
+    public func markVerified(_ file: RemoteFile) {
+        let key = FileVersion(file)
+        state.withLock { state in
+            if state.verified.count >= Self.maximumVerifiedInMemory { state.verified.removeFirst() }
+            state.verified.insert(key)
+        }
+        disk?.markVerified(fileID: file.id, version: file.version)
     }
 
     private func isAvailable(_ index: Int64, of file: RemoteFile) -> Bool {
@@ -209,7 +245,11 @@ public final class BlockStore: Sendable {
         state.withLock { state in
             state.memory.put(key, data, wasRead: wasAwaited)
             if state.inFlight[key] === fetch { state.inFlight[key] = nil }
+            state.verified.remove(FileVersion(file))
         }
+        // A fetched block is unverified: so is its version now, also on disk before the block's write lands
+        // (which would clear the marker too, but only if there is room for it).
+        disk?.unmarkVerified(fileID: file.id, version: file.version)
         writer?.write([(index: index, data: data)], of: file)
     }
 

@@ -15,6 +15,10 @@ import Synchronization
 /// A mismatch sticks to the handle: every later read of it fails too. The kernel retries a failed
 /// read-ahead as a plain read of the same pages, and that retry must not succeed with the bad bytes.
 ///
+/// A match marks the version verified in the block store (and the disk cache), once its blocks are written:
+/// only a verified version's pages are kept by the kernel across opens, so an unverified version's next whole
+/// read comes here whole and is checked (a partial read cannot be: Box's SHA-1 covers the whole file).
+///
 /// The read that ends the file also waits until the blocks fetched so far are in the disk cache
 /// (written in the background until then): a file read to its end is in the cache, even if the
 /// mount goes away right after, and the disk work is part of the read it belongs to.
@@ -67,8 +71,7 @@ public final class FileReader: Sendable {
             let from = Int(offset - first * blockSize), to = Int(end - first * blockSize)
             guard to <= block.count else { throw TransferError.shortRead(expectedAt: offset) }
             let result = block[block.startIndex + from..<block.startIndex + to]
-            try await verify(result, at: offset)
-            if end == file.size { await store.flushDiskWrites() }
+            if try await verify(result, at: offset) || end == file.size { await finishWholeRead() }
             return result
         }
         var result = Data(capacity: Int(end - offset))
@@ -80,13 +83,21 @@ public final class FileReader: Sendable {
             guard from < to else { throw TransferError.shortRead(expectedAt: max(offset, blockStart)) }
             result.append(block[block.startIndex + from..<block.startIndex + to])
         }
-        try await verify(result, at: offset)
-        if end == file.size { await store.flushDiskWrites() }
+        if try await verify(result, at: offset) || end == file.size { await finishWholeRead() }
         return result
     }
 
-    private func verify(_ data: Data, at offset: Int64) async throws {
-        guard file.sha1 != nil else { return }
+    /// The read that ends the file, or a later one whose piece completed the hash (read-ahead completes out of
+    /// order): waits until the fetched blocks are on disk, then, if the whole read matched Box's SHA-1, records the
+    /// version as verified (after the writes, which clear the disk cache's marker).
+    private func finishWholeRead() async {
+        await store.flushDiskWrites()
+        if verifier.withLock({ $0.outcome }) == .matched { store.markVerified(file) }
+    }
+
+    /// Returns whether this piece, hashed before returning, completed a match.
+    private func verify(_ data: Data, at offset: Int64) async throws -> Bool {
+        guard file.sha1 != nil else { return false }
         let count = data.count
         let endsFile = offset + Int64(count) == file.size
         let backlog = hashBacklog.wrappingAdd(count, ordering: .relaxed).newValue
@@ -101,19 +112,22 @@ public final class FileReader: Sendable {
             }
             return true
         }
-        guard waits else { return }
+        guard waits else { return false }
         // FIFO: by the time this runs, every piece handed to the queue before it has been hashed.
-        let mismatch = await withCheckedContinuation { continuation in
+        let (mismatch, matched) = await withCheckedContinuation { continuation in
             hashing.async { [self] in
+                let before = verifier.withLock { $0.outcome }
                 let mismatch = record(data, at: offset)
+                let matched = before == .pending && verifier.withLock { $0.outcome } == .matched
                 hashBacklog.wrappingSubtract(count, ordering: .relaxed)
-                continuation.resume(returning: mismatch)
+                continuation.resume(returning: (mismatch, matched))
             }
         }
         if let mismatch {
             await dropBlocksAfterQueuedWrites()
             throw mismatch
         }
+        return matched
     }
 
     /// Hashes one piece (on `hashing`); a mismatch is logged, drops the file's blocks, fails every later

@@ -23,9 +23,12 @@ public struct LoggedRequest: Codable, Sendable, Equatable {
     public var range: String?
     /// The user the request acted for, if known.
     public var userID: String?
+    /// Injected faults that changed the outcome, comma-separated (`cut_request_body`, `cut_response_body`,
+    /// `cut_after_handling`, `stall`, `corrupt`, `error_status`), or nil.
+    public var fault: String?
 
     enum CodingKeys: String, CodingKey {
-        case seq, time, method, path, query, status, authorization, range
+        case seq, time, method, path, query, status, authorization, range, fault
         case bytesSent = "bytes_sent", asUser = "as_user", userID = "user_id", boxAPI = "boxapi"
     }
 

@@ -2,11 +2,32 @@ import Synchronization
 
 /// What the fault rules decided for one request.
 struct FaultDecision: Sendable {
+    struct Cut: Sendable {
+        var phase: CutPhase
+        /// Body bytes (of the request or the response, by phase) before the cut; nil: a random point.
+        var afterBytes: Int64?
+    }
+
+    struct Stall: Sendable {
+        /// Response body bytes before the stall; nil: before the answer.
+        var afterBytes: Int64?
+        /// nil: until the client goes away.
+        var milliseconds: Int?
+    }
+
     var latencyMilliseconds = 0
     /// Answer at once with this error instead of handling the request.
     var error: BoxError?
-    var cutAfterBytes: Int64?
+    var cut: Cut?
+    var stall: Stall?
+    /// Flip one byte of a 2xx body; the inner value is its offset (nil: a random one).
+    var corrupt: Int64??
     var bandwidthBytesPerSecond: Int64?
+
+    /// Whether the response body must be made of real bytes passed through `ShapedBodyWriter`.
+    var reshapesBody: Bool {
+        cut?.phase == .responseBody || stall?.afterBytes != nil || corrupt != nil || bandwidthBytesPerSecond != nil
+    }
 }
 
 /// The active fault rules; consulted once per request. Rules and their counters are guarded by the mutex.
@@ -42,7 +63,15 @@ final class FaultInjector: Sendable {
                 } else if decision.error == nil, let status = rule.errorStatus, Double.random(in: 0..<1) < rule.errorRate {
                     decision.error = .injected(status: status, retryAfter: rule.retryAfterSeconds)
                 }
-                if let cut = rule.cutAfterBytes { decision.cutAfterBytes = min(cut, decision.cutAfterBytes ?? .max) }
+                if decision.cut == nil, let rate = rule.cutRate, Double.random(in: 0..<1) < rate {
+                    decision.cut = .init(phase: rule.cutPhases.randomElement()!, afterBytes: rule.cutAfterBytes)
+                }
+                if decision.stall == nil && rule.stalls {
+                    decision.stall = .init(afterBytes: rule.stallAfterBytes, milliseconds: rule.stallMilliseconds)
+                }
+                if decision.corrupt == nil, let rate = rule.corruptRate, Double.random(in: 0..<1) < rate {
+                    decision.corrupt = .some(rule.corruptAfterBytes)
+                }
                 if let rate = rule.bandwidthBytesPerSecond {
                     decision.bandwidthBytesPerSecond = min(rate, decision.bandwidthBytesPerSecond ?? .max)
                 }

@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 import Synchronization
 
 /// Per-request facts that the outer logging middleware reads after inner handlers have run
@@ -11,6 +12,10 @@ final class RequestState: Sendable {
         /// A fault rule reshapes the response body (bandwidth cap, cut): it must be made of real bytes,
         /// not sendfile markers.
         var bodyReshaped = false
+        /// Faults that changed this request's outcome, for the request log (`FaultMiddleware`).
+        var faults: [String] = []
+        /// The status a request had when a fault dropped its connection before the answer (`after_handling`).
+        var lostAnswerStatus: Int?
     }
 
     let requestID: String
@@ -40,9 +45,12 @@ struct BoxContext: RequestContext {
     /// The authenticated user (set by `AuthMiddleware`).
     var user: UserRecord?
     var token: TokenRecord?
+    /// The connection (fault rules drop it or watch whether the client is still there).
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        channel = source.channel
     }
 
     /// Request bodies read whole (JSON, forms) are small; uploads stream instead.

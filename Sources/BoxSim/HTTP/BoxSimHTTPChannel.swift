@@ -6,7 +6,7 @@ import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1 child channel plus two handlers at the level of NIO's HTTP/1 parts, just above NIO's
 /// codec (below Hummingbird's conversion to HTTP types, where neither could be done): `ExpectContinueHandler`
-/// and `SendfileRegionHandler`.
+/// and `SendfileRegionHandler`; and, first in the pipeline, `PeerWatchHandler` (notices a client that has gone).
 struct BoxSimHTTPChannel: ServerChildChannel {
     let base: HTTP1Channel
 
@@ -21,6 +21,7 @@ struct BoxSimHTTPChannel: ServerChildChannel {
             let codec = try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)
             try pipeline.addHandler(ExpectContinueHandler(), position: .before(codec))
             try pipeline.addHandler(SendfileRegionHandler(), position: .before(codec))
+            try pipeline.addHandler(PeerWatchHandler(), position: .first)
             return value
         }
     }

@@ -19,6 +19,8 @@ struct RequestLogEntry: Sendable {
     var contentRange: String?
     /// The `grant_type` of an `/oauth2/token` request.
     var grantType: String?
+    /// Injected faults that changed the outcome (`cut_request_body`, `stall`, `corrupt`, ...), comma-separated.
+    var fault: String?
 
     func json(seq: Int64) -> JSONValue {
         .object([
@@ -28,6 +30,7 @@ struct RequestLogEntry: Sendable {
             ("as_user", .string(asUser)),
             ("range", .string(range)), ("user_id", .string(userID.map(String.init))),
             ("content_range", .string(contentRange)), ("grant_type", .string(grantType)),
+            ("fault", .string(fault)),
         ])
     }
 }
