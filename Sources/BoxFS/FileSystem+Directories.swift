@@ -35,8 +35,20 @@ extension FileSystem {
     public func rememberEntry(handle: UInt64, position: Int) throws(FSError) -> FileAttributes {
         guard case .directory(let snapshot)? = handles.withLock({ $0.handle(handle) }) else { throw .badHandle }
         guard position >= 2, position - 2 < snapshot.items.count else { return try attributes(snapshot.inode) }
-        // The snapshot may be older than a write since: the kernel is given what the mount has now.
-        return remember(snapshot.items[position - 2], parent: snapshot.inode)
+        // The snapshot may be older than writes, uploads and renames since: the kernel is given what the
+        // folder holds under that name now (a new file's made-up id may have become its Box id meanwhile).
+        let listed = snapshot.items[position - 2]
+        return remember(currentItem(named: listed.name, inFolder: snapshot.inode) ?? listed, parent: snapshot.inode)
+    }
+
+    /// What the folder shows under `name` now (local files over its cached listing, however old), or nil.
+    func currentItem(named name: String, inFolder inode: UInt64) -> BoxItem? {
+        let found = tree.withLock { tree -> (String, InodeTable.Listing)? in
+            guard let folderID = tree.node(inode)?.item.id, let listing = tree.listings[folderID] else { return nil }
+            return (folderID, listing)
+        }
+        guard let (folderID, listing) = found else { return nil }
+        return locals.withLock { $0.overlaid(named: name, in: listing, folderID: folderID) }
     }
 
     public func releaseDirectory(handle: UInt64) {

@@ -94,11 +94,21 @@ struct InodeTable {
             nodes[inode] = node
             return node
         }
-        let node = Node(inode: nextInode, item: item, parentInode: parentInode, lookupCount: 1)
+        let node = Node(inode: nextInode, item: listed(item) ?? item, parentInode: parentInode, lookupCount: 1)
         nextInode += 1
         nodes[node.inode] = node
         inodeByBoxID[item.id] = node.inode
         return node
+    }
+
+    /// The item with `item`'s id as its folder's cached listing holds it now, if it is still there under
+    /// that name. A directory snapshot can be older than an upload that landed since (its item still
+    /// names the version the local copy started from); a node made from it would open that version.
+    func listed(_ item: BoxItem) -> BoxItem? {
+        guard let folderID = item.parentID, let listing = listings[folderID],
+              let position = listing.position(of: item.name), listing.items[position].id == item.id
+        else { return nil }
+        return listing.items[position]
     }
 
     /// The kernel dropped `count` references; a node nobody references is removed (the root never is).

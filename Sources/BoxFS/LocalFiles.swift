@@ -56,6 +56,8 @@ struct LocalFiles {
     /// Made-up ids of files Box does not have yet; never numeric, so never a Box id.
     static func localID(_ number: UInt64) -> String { "local-\(number)" }
 
+    static func isLocalID(_ id: String) -> Bool { id.hasPrefix("local-") }
+
     mutating func reserveNumber() -> UInt64 {
         defer { nextNumber += 1 }
         return nextNumber

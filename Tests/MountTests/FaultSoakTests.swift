@@ -10,7 +10,7 @@ final class FaultSoakTests: WriteTestCase {
     /// all requests with 500 and 2 % with 429. Nobody else touches these files: Box must end with each file's
     /// newest content under its own name, and with no conflicted copy.
     func testWritersUnderRandomFaultsMakeNoConflictedCopyAndBoxEndsWithTheNewestContent() async throws {
-        let mount = try await startAndMount(texts: ["soak/.keep": ""], options: ["dir_cache_ttl=1"])
+        let mount = try await startAndMount(texts: ["soak/.keep": ""], options: ["dir_cache_ttl=1", "debug"])
         let api = try self.api
         let writers = 8, rounds = 80
         let expected = try makeTemporaryDirectory("soak-expected")
@@ -53,6 +53,8 @@ final class FaultSoakTests: WriteTestCase {
         for n in 1...writers {
             let text = try String(contentsOf: expected.appendingPathComponent("w\(n).txt"), encoding: .utf8)
             XCTAssertGreaterThan(text.count, rounds * 10, "writer \(n) wrote most of its rounds")
+            XCTAssertEqual(try String(contentsOfFile: mount.path("soak/w\(n).txt"), encoding: .utf8), text,
+                           "the mount shows what writer \(n) wrote")
             let onBox = try await waitForBox("soak/w\(n).txt", text: text, timeout: 45)
             XCTAssertEqual(try api.text(of: onBox.id), text)
         }

@@ -17,11 +17,23 @@ extension WriteTestCase {
     }
 
     /// Prints the last lines of every mount's log.
+    /// Also keeps whole copies of the daemon logs and boxsim's request log in `$BOXFS_KEEP_LOGS` (a folder)
+    /// when that is set, for the soak and the tests whose failures need the whole story.
     func printDaemonLogs(lines: Int = 60) {
-        for log in daemonLogs {
+        let keep = ProcessInfo.processInfo.environment["BOXFS_KEEP_LOGS"].map { URL(fileURLWithPath: $0) }
+        let stamp = "\(name.filter { $0.isLetter || $0.isNumber })-\(UUID().uuidString.prefix(8))"
+        for (index, log) in daemonLogs.enumerated() {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? "(no log)"
             let tail = text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines)
             print("---- daemon log \(log.path) (last \(lines) lines) ----\n" + tail.joined(separator: "\n"))
+            if let keep {
+                try? FileManager.default.createDirectory(at: keep, withIntermediateDirectories: true)
+                try? FileManager.default.copyItem(at: log, to: keep.appendingPathComponent("\(stamp)-boxfs-\(index).log"))
+            }
+        }
+        if let keep, let sim = boxsim {
+            try? FileManager.default.copyItem(at: sim.dataDirectory.appendingPathComponent("requests.jsonl"),
+                                              to: keep.appendingPathComponent("\(stamp)-requests.jsonl"))
         }
     }
 }
