@@ -117,6 +117,10 @@ public final class BlockStore: Sendable {
             state.withLock { $0.memory.put(key, data, wasRead: true) }
             return data
         }
+        // Another reader's fetch may have brought the block (or started) while the disk was read.
+        let again = state.withLock { state -> (Data?, RangeFetch?) in (state.memory.get(key), state.inFlight[key]) }
+        if let data = again.0 { return data }
+        if let fetch = again.1 { return try await fetch.block(index) }
         let range = index * blockSize..<min(file.size, (index + 1) * blockSize)
         return try await start(range, of: file).block(index)
     }

@@ -8,7 +8,7 @@ final class ShapeComparison {
     static let recordedDirectory: URL = {
         if let path = ProcessInfo.processInfo.environment["BOX_API_RECORDED"] { return URL(fileURLWithPath: path) }
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Tests/Fixtures/box-api/recorded")
+            .appendingPathComponent("Fixtures/box-api/recorded")
     }()
 
     /// Every recording, as `Group/Name.json`.

@@ -5,18 +5,6 @@ import XCTest
 /// The on-disk block cache, seen through real mounts: kept across remounts, never trusted when
 /// corrupt, never larger than its limit.
 final class CacheTests: MountTestCase {
-    func makeCacheDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("boxfs-cache-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-        return url
-    }
-
-    func blockFiles(in cache: URL) -> [URL] {
-        let enumerator = FileManager.default.enumerator(at: cache, includingPropertiesForKeys: [.isRegularFileKey])
-        return (enumerator?.allObjects as? [URL] ?? []).filter { $0.path.contains("/blocks/") && !$0.hasDirectoryPath }
-    }
-
     /// Seeds `data.bin` of `size` bytes, reads it whole through a mount with its own cache folder, and
     /// unmounts: the cache then holds the file. Returns the cache folder and the file's SHA-1.
     func primeCache(size: Int) async throws -> (sim: BoxSimProcess, cache: URL, sha1: String) {

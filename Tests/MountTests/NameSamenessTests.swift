@@ -6,15 +6,6 @@ import XCTest
 /// never match another file; canonically equivalent names stay two files; names Box counts as one (case)
 /// cannot both exist, and a case-only rename works.
 final class NameSamenessTests: WriteTestCase {
-    /// Runs `script` with python3 in the mount (its working folder) and answers what it printed.
-    func python(_ script: String, in fixture: MountFixture, file: StaticString = #filePath, line: UInt = #line) throws
-        -> String {
-        let result = try Shell.run(["python3", "-c", "import os, sys\nos.chdir(sys.argv[1])\n" + script,
-                                    fixture.mountpoint.path])
-        XCTAssertEqual(result.status, 0, "python failed: \(result.stderr)", file: file, line: line)
-        return result.stdout
-    }
-
     /// Python that prints the errno name of `expression` (a call), or "ok".
     static func outcome(_ expression: String) -> String {
         """

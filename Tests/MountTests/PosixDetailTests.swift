@@ -5,15 +5,6 @@ import XCTest
 /// POSIX details the usual test suites check: a file unlinked while open, access times apart from
 /// modification times, and a folder's times moving when its entries change.
 final class PosixDetailTests: WriteTestCase {
-    /// Runs `script` with python3 in the mount (its working folder) and answers what it printed.
-    func python(_ script: String, in fixture: MountFixture, file: StaticString = #filePath, line: UInt = #line) throws
-        -> String {
-        let result = try Shell.run(["python3", "-c", "import os, sys\nos.chdir(sys.argv[1])\n" + script,
-                                    fixture.mountpoint.path])
-        XCTAssertEqual(result.status, 0, "python failed: \(result.stderr)", file: file, line: line)
-        return result.stdout
-    }
-
     func testANewFileUnlinkedWhileOpenKeepsItsContentAndNeverReachesBox() async throws {
         let mount = try await startAndMount(texts: ["other.txt": "other\n"])
         let before = try lastSequence(try XCTUnwrap(boxsim))

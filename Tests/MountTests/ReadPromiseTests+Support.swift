@@ -73,10 +73,4 @@ extension ReadPromiseTests {
         try handle.write(contentsOf: Data([original[0] ^ 0x5A]))
         try handle.synchronize()
     }
-
-    /// Files of the block cache under `cache`.
-    func blockFiles(in cache: URL) -> [URL] {
-        let enumerator = FileManager.default.enumerator(at: cache, includingPropertiesForKeys: [.isRegularFileKey])
-        return (enumerator?.allObjects as? [URL] ?? []).filter { $0.path.contains("/blocks/") && !$0.hasDirectoryPath }
-    }
 }

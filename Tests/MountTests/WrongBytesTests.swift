@@ -8,18 +8,6 @@ import XCTest
 final class WrongBytesTests: MountTestCase {
     static let size = 4 << 20
 
-    func makeCacheDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("boxfs-cache-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-        return url
-    }
-
-    func blockFiles(in cache: URL) -> [URL] {
-        let enumerator = FileManager.default.enumerator(at: cache, includingPropertiesForKeys: [.isRegularFileKey])
-        return (enumerator?.allObjects as? [URL] ?? []).filter { $0.path.contains("/blocks/") && !$0.hasDirectoryPath }
-    }
-
     func start() async throws -> (sim: BoxSimProcess, seed: URL, expected: String) {
         let seed = try SeedTree.make(texts: [:], largeFiles: ["data.bin": Self.size])
         addTeardownBlock { try? FileManager.default.removeItem(at: seed) }
