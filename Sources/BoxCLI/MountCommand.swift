@@ -22,7 +22,8 @@ struct MountCommand: AsyncParsableCommand {
               token_store=file|memory  shared_link_password_file=PATH
               endpoint=URL  ro  rw  allow_other  uid=N  gid=N
               entry_timeout=S  attr_timeout=S  dir_cache_ttl=S
-              cache_dir=PATH  cache_size=SIZE  cache=on|off  read_ahead_kb=N
+              cache_dir=PATH  cache_size=SIZE  cache_min_free=SIZE
+              cache=on|off  read_ahead_kb=N
               write_back_delay=S  upload_wait=S
               debug  log_file=PATH  nonempty
 

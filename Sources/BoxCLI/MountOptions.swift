@@ -29,6 +29,8 @@ public struct MountOptions: Equatable, Sendable {
     public var cacheDirectory: String?
     public var cacheSize: Int64 = 4 << 30
     public var cacheEnabled = true
+    /// Bytes the block cache leaves free on its disk for written data (nil: 512 MiB or a tenth of the disk).
+    public var cacheMinimumFree: Int64?
     /// Kernel read-ahead for the mount in KiB (set when running as root; 0 leaves the kernel's default).
     public var readAheadKilobytes = 1024
     /// Seconds after the last close before a file is uploaded (a newer close restarts the wait).
@@ -103,6 +105,12 @@ public struct MountOptions: Equatable, Sendable {
                 throw ParseError(description: "option 'cache_size': '\(text)' is not a size like 512M or 4G")
             }
             cacheSize = bytes
+        case "cache_min_free":
+            let text = try required()
+            guard let bytes = Self.byteCount(text) else {
+                throw ParseError(description: "option 'cache_min_free': '\(text)' is not a size like 512M or 4G")
+            }
+            cacheMinimumFree = bytes
         case "read_ahead_kb": readAheadKilobytes = try number(Int.self)
         case "write_back_delay": writeBackDelay = try seconds()
         case "upload_wait": uploadWait = try seconds()

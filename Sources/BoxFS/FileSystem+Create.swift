@@ -17,8 +17,10 @@ extension FileSystem {
             contentCreatedAt: now, contentModifiedAt: now, parentID: folder.id)
         let staging = try StagingFile(path: writeBack.newStagingPath(), create: true)
         do {
-            let entry = try writeBack.journal.record(
-                stagingPath: staging.path, target: .newFile(parentID: folder.id, name: name), contentModifiedAt: now)
+            let entry = try withRoom(for: 0) {
+                try writeBack.journal.record(
+                    stagingPath: staging.path, target: .newFile(parentID: folder.id, name: name), contentModifiedAt: now)
+            }
             try await writeBack.uploader.fileOpened(entry.id)
             locals.withLock { files in
                 files.add(LocalFiles.File(

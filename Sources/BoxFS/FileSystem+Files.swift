@@ -83,7 +83,7 @@ extension FileSystem {
         let end = offset + Int64(data.count)
         try await checkSpace(number, growingTo: end)
         try await modify(number) { staging throws(FSError) in
-            try staging.write(data, offset: offset)
+            try withRoom(for: data.count) { () throws(FSError) in try staging.write(data, offset: offset) }
             return .atLeast(end)
         }
         return data.count

@@ -147,6 +147,12 @@ public final class BlockStore: Sendable {
         await writer?.waitForRoom()
     }
 
+    /// Frees at least `bytes` of disk by evicting cached blocks, for a write that found the disk
+    /// full; returns false when the disk cache had nothing to give.
+    public func giveWay(_ bytes: Int64) -> Bool {
+        (disk?.giveWay(bytes) ?? 0) > 0
+    }
+
     /// Forgets every block of a file (all versions), in memory and on disk: used when its bytes proved wrong.
     public func drop(fileID: String) {
         state.withLock { $0.memory.remove(fileID: fileID) }
