@@ -115,6 +115,9 @@ struct MountDaemon {
         }
         let filesystem = FileSystem(
             client: client, root: root, options: filesystemOptions, store: store, writeBack: writeBack, logger: logger)
+        account.tokenFile?.whenNewToken {
+            Task { await filesystem.retryUploads() }
+        }
         let mount = try FUSEMount(
             filesystem: filesystem, mountpoint: mountpoint, options: options.kernelOptions(fsname: source.fsname),
             debug: false, logger: logger)

@@ -67,6 +67,7 @@ struct StatusCommand: AsyncParsableCommand {
                     "name": upload.name, "state": upload.state, "bytes_sent": upload.bytesSent,
                     "bytes_total": upload.bytesTotal, "attempts": upload.attempts,
                     "last_error": upload.lastError ?? NSNull(),
+                    "next_attempt": upload.nextAttempt.map { ISO8601DateFormatter().string(from: $0) } ?? NSNull(),
                 ]
             },
             "recent_errors": report.recentErrors.map { line -> [String: Any] in
@@ -107,6 +108,9 @@ enum StatusText {
             }
             if upload.attempts > 0 { line += "  \(upload.attempts) failed attempt(s)" }
             if let error = upload.lastError { line += "\n      last error: \(error)" }
+            if let next = upload.nextAttempt {
+                line += "\n      next try: \(ISO8601DateFormatter().string(from: next)) (`boxfs retry` tries now)"
+            }
             lines.append(line)
         }
         if !report.recentErrors.isEmpty {

@@ -23,6 +23,7 @@ extension FileSystem {
     /// makes a complete local copy first (nothing fetched with O_TRUNC).
     public func openFile(_ inode: UInt64, mode: OpenMode, truncate: Bool) async throws(FSError) -> OpenedFile {
         if inode == StatusFile.inode { return try await openStatusFile(mode: mode, truncate: truncate) }
+        if inode == StatusFile.retryInode { return try await openRetryFile(mode: mode, truncate: truncate) }
         let item = try fileItem(inode)
         let writable = mode != .readOnly || truncate
         if !writable {

@@ -12,6 +12,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
         public var bytesTotal: Int64
         public var attempts: Int
         public var lastError: String?
+        /// When a parked or backing-off upload is tried next.
+        public var nextAttempt: Date?
     }
 
     public struct ErrorLine: Codable, Sendable, Equatable {
@@ -53,7 +55,7 @@ extension FileSystem {
             let size = entry.bytesTotal > 0 ? entry.bytesTotal : locals.withLock { $0.file(entryID: entry.id)?.item.size } ?? 0
             return StatusReport.Upload(
                 name: entry.target.name, state: entry.state, bytesSent: entry.bytesSent, bytesTotal: size,
-                attempts: entry.attempts, lastError: entry.lastError)
+                attempts: entry.attempts, lastError: entry.lastError, nextAttempt: entry.nextAttempt)
         }
         let errors = status.recentErrors.map {
             StatusReport.ErrorLine(date: $0.date, name: $0.name, message: $0.failure.summary)
