@@ -7,7 +7,7 @@ extension FileSystem {
     /// here (and in the journal) until its first upload, which follows the last close.
     public func create(parent: UInt64, name: String) async throws(FSError) -> (attributes: FileAttributes, handle: UInt64) {
         let writeBack = try requireWriteBack(name)
-        try BoxName.validate(name)
+        try validateName(name)
         let folder = try folderItem(parent)
         try await checkNameFree(name, in: folder, inode: parent)
         let now = Date()

@@ -18,7 +18,7 @@ extension FileSystem {
         parent: UInt64, name: String, newParent: UInt64, newName: String, noReplace: Bool
     ) async throws(FSError) {
         _ = try requireWriteBack(name)
-        try BoxName.validate(newName)
+        try validateName(newName, renaming: true)
         let (folder, item) = try await child(name, in: parent)
         if parent == newParent, BoxName.same(name, newName) { return }
         let target = try folderItem(newParent)

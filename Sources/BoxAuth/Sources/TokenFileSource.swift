@@ -32,7 +32,8 @@ public final class TokenFileSource: TokenSource, Sendable {
         guard token != previous?.accessToken else {
             throw AuthError(
                 .tokenRejected,
-                "Box rejected the access token in \(path) (a developer token expires after 60 minutes): "
+                "Box rejected the access token in \(path) (developer tokens expire after 60 minutes and cannot be "
+                    + "refreshed): "
                     + "put a new token in that file and the mount goes on, no remount needed")
         }
         onNewToken.withLock { $0 }?()

@@ -21,7 +21,9 @@ enum AccountResolver {
                 source: source, initial: TokenInfo(accessToken: token, expiresAt: nil), logger: logger)
             return Account(
                 tokens: authenticator, label: "token file",
-                rejectedTokenAdvice: "put a new token in \(path); a running mount reads it again", tokenFile: source)
+                rejectedTokenAdvice: "developer tokens expire after 60 minutes and cannot be refreshed; put a new token in "
+                    + "\(path) (a running mount reads it again), or sign in once with `boxfs login`",
+                tokenFile: source)
         }
         if let name = options.profile {
             guard let profile = try Profile.load(name, from: directory) else {
