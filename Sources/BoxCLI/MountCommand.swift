@@ -27,6 +27,12 @@ struct MountCommand: AsyncParsableCommand {
               write_back_delay=S  upload_wait=S
               debug  log_file=PATH  nonempty
 
+            Logs: with -f, stderr; in the background, log_file=PATH if
+            given, else syslog (`journalctl -t boxfs`), else (no /dev/log,
+            as in containers) CACHE_DIR/logs/MOUNTPOINT.log, slashes as
+            dashes. `boxfs status` names it. -o debug adds each HTTP request
+            (method, path, status, time; never a token or a secret URL).
+
             Without token_file or profile, the token comes from
             $BOX_DEVELOPER_TOKEN, else the default profile (`boxfs login`,
             docs/AUTH.md).
@@ -53,14 +59,19 @@ struct MountCommand: AsyncParsableCommand {
             Self.fail("\(error)")
         }
         if foreground {
-            let logger = Logging.bootstrapped(debug: parsed.debug)
-            let status = await MountDaemon(source: source, mountpoint: mountpoint, options: parsed, logger: logger).run()
+            let (logger, destination) = Logging.bootstrappedWithDestination(debug: parsed.debug)
+            let status = await MountDaemon(
+                source: source, mountpoint: mountpoint, options: parsed, logger: logger, logDestination: destination
+            ).run()
             throw ExitCode(status)
         }
         var arguments = [CommandLine.arguments[0], self.source, mountpoint, "-f"]
         if !options.isEmpty { arguments += ["-o", options.joined(separator: ",")] }
         do {
-            try BackgroundLauncher.launch(arguments: arguments, logFile: parsed.logFile)
+            // Where there is no syslog (containers), a daemon's warnings would vanish: it logs to a file.
+            let logFile = parsed.logFile
+                ?? (Logging.syslogAvailable ? nil : CacheLocation.defaultLogFile(options: parsed, mountpoint: mountpoint))
+            try BackgroundLauncher.launch(arguments: arguments, logFile: logFile)
         } catch {
             Self.fail("\(error)")
         }

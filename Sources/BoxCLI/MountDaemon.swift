@@ -12,6 +12,7 @@ struct MountDaemon {
     let mountpoint: String
     let options: MountOptions
     let logger: Logger
+    var logDestination = "stderr"
 
     /// Runs the mount to its end and returns the process exit status. Errors before the mount is
     /// ready go to the readiness pipe (background mode) or stderr (foreground), as one line.
@@ -96,10 +97,11 @@ struct MountDaemon {
             client = try await AuthStartup.downscoped(
                 client, scopes: scopes, root: root, parent: tokens, http: http, asUser: asUser, logger: logger)
         }
-        let filesystemOptions = FilesystemOptions(
+        var filesystemOptions = FilesystemOptions(
             uid: options.uid ?? getuid(), gid: options.gid ?? getgid(), readOnly: options.readOnly,
             directoryCacheTTL: .milliseconds(Int(options.directoryCacheTTL * 1000)),
             entryTimeout: options.entryTimeout, attributeTimeout: options.attributeTimeout)
+        filesystemOptions.logDestination = logDestination
         let store = ReadPathSetup.makeStore(
             options: options, endpoint: endpoints.apiBase, userID: user.id, client: client, logger: logger)
         var writeBack: WriteBackContext?

@@ -61,6 +61,8 @@ struct StatusCommand: AsyncParsableCommand {
     static func jsonObject(mountpoint: String, report: StatusReport) -> [String: Any] {
         [
             "mountpoint": mountpoint, "read_only": report.readOnly, "pending": report.pending,
+            "offline_since": report.offlineSince.map { ISO8601DateFormatter().string(from: $0) } ?? NSNull(),
+            "offline_reason": report.offlineReason ?? NSNull(), "log": report.log ?? NSNull(),
             "uploading": report.uploading,
             "uploads": report.uploads.map { upload -> [String: Any] in
                 [
@@ -100,6 +102,9 @@ enum MountTable {
 enum StatusText {
     static func render(mountpoint: String, report: StatusReport) -> String {
         var lines = ["\(mountpoint): " + summary(report)]
+        if let since = report.offlineSince {
+            lines.append("  offline since \(ISO8601DateFormatter().string(from: since)): \(report.offlineReason ?? "Box cannot be reached")")
+        }
         for upload in report.uploads {
             var line = "  \(upload.state.padding(toLength: 9, withPad: " ", startingAt: 0)) \(upload.name)"
             if upload.bytesTotal > 0 {
@@ -120,6 +125,7 @@ enum StatusText {
                 lines.append("    \(formatter.string(from: error.date))  \(error.name): \(error.message)")
             }
         }
+        if let log = report.log { lines.append("  log: \(log)") }
         return lines.joined(separator: "\n")
     }
 

@@ -12,6 +12,8 @@ public struct FilesystemOptions: Sendable {
     /// How long the kernel may cache names and attributes.
     public var entryTimeout: Double
     public var attributeTimeout: Double
+    /// Where the daemon logs (a file's path, `syslog` or `stderr`), for `boxfs status`.
+    public var logDestination: String?
 
     public init(
         uid: UInt32 = getuid(), gid: UInt32 = getgid(), readOnly: Bool = true,

@@ -27,6 +27,11 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var uploading: Int
     public var uploads: [Upload]
     public var recentErrors: [ErrorLine]
+    /// Since when Box cannot be reached, and why (nil while it answers).
+    public var offlineSince: Date?
+    public var offlineReason: String?
+    /// Where the daemon writes its log (a file, "syslog", or "stderr").
+    public var log: String?
 
     public static func decode(_ data: Data) throws -> StatusReport {
         let decoder = JSONDecoder()
@@ -46,8 +51,11 @@ public struct StatusReport: Codable, Sendable, Equatable {
 
 extension FileSystem {
     public func statusReport() async -> StatusReport {
+        let offline = client.connectivity.offline
         guard let writeBack else {
-            return StatusReport(readOnly: true, pending: 0, uploading: 0, uploads: [], recentErrors: [])
+            return StatusReport(
+                readOnly: true, pending: 0, uploading: 0, uploads: [], recentErrors: [], offlineSince: offline?.since,
+                offlineReason: offline?.reason, log: options.logDestination)
         }
         let status = await writeBack.uploader.status()
         let uploads = status.entries.map { entry in
@@ -62,6 +70,7 @@ extension FileSystem {
         }
         return StatusReport(
             readOnly: false, pending: status.pendingCount, uploading: status.runningCount, uploads: uploads,
-            recentErrors: errors)
+            recentErrors: errors, offlineSince: offline?.since, offlineReason: offline?.reason,
+            log: options.logDestination)
     }
 }
