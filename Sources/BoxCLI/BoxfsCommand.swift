@@ -57,5 +57,6 @@ public enum BoxfsEntry {
 
     private static func isMountSource(_ word: String) -> Bool {
         word.hasPrefix("box:") || word.hasPrefix("https://") || word.hasPrefix("http://")
+            || word == MountCommand.sourceInEnvironment
     }
 }

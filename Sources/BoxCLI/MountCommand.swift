@@ -21,6 +21,7 @@ struct MountCommand: AsyncParsableCommand {
               token_file=PATH  profile=NAME  as_user=ID  downscope[=SCOPES]
               token_store=file|memory  shared_link_password_file=PATH
               endpoint=URL  ro  rw  allow_other  uid=N  gid=N
+              umask=MODE  file_mode=MODE  dir_mode=MODE
               entry_timeout=S  attr_timeout=S  dir_cache_ttl=S
               cache_dir=PATH  cache_size=SIZE  cache_min_free=SIZE
               cache=on|off  read_ahead_kb=N
@@ -47,12 +48,22 @@ struct MountCommand: AsyncParsableCommand {
     @Flag(name: .customShort("s"), help: .hidden) var sloppy = false
     @Flag(name: .customShort("v"), help: .hidden) var verbose = false
 
+    /// A shared link carries its token, and a daemon's arguments are public (`ps`): the launcher
+    /// hands the daemon this word instead and the link in `BOXFS_SOURCE` (readable only by the user).
+    static let sourceInEnvironment = "box-source-from-environment:"
+    static let sourceEnvironmentKey = "BOXFS_SOURCE"
+
     func run() async throws {
         let source: MountSource
         let parsed: MountOptions
         let mountpoint: String
+        var sourceText = self.source
+        if sourceText == Self.sourceInEnvironment, let given = ProcessInfo.processInfo.environment[Self.sourceEnvironmentKey] {
+            sourceText = given
+            unsetenv(Self.sourceEnvironmentKey)
+        }
         do {
-            source = try MountSource(parsing: self.source)
+            source = try MountSource(parsing: sourceText)
             parsed = try MountOptions(parsing: options)
             mountpoint = try Mountpoint.check(self.mountpoint, allowNonEmpty: parsed.allowNonEmpty)
         } catch {
@@ -66,12 +77,17 @@ struct MountCommand: AsyncParsableCommand {
             throw ExitCode(status)
         }
         var arguments = [CommandLine.arguments[0], self.source, mountpoint, "-f"]
+        var environment: [String: String] = [:]
+        if case .sharedLink = source {
+            arguments[1] = Self.sourceInEnvironment
+            environment[Self.sourceEnvironmentKey] = self.source
+        }
         if !options.isEmpty { arguments += ["-o", options.joined(separator: ",")] }
         do {
             // Where there is no syslog (containers), a daemon's warnings would vanish: it logs to a file.
             let logFile = parsed.logFile
                 ?? (Logging.syslogAvailable ? nil : CacheLocation.defaultLogFile(options: parsed, mountpoint: mountpoint))
-            try BackgroundLauncher.launch(arguments: arguments, logFile: logFile)
+            try BackgroundLauncher.launch(arguments: arguments, environment: environment, logFile: logFile)
         } catch {
             Self.fail("\(error)")
         }

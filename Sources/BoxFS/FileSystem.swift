@@ -178,7 +178,7 @@ public final class FileSystem: Sendable {
             changed: changed,
             created: item.contentCreatedAt ?? item.createdAt ?? modified,
             accessed: accessed ?? modified,
-            permissions: isFolder ? 0o755 : 0o644,
+            permissions: isFolder ? options.directoryPermissions : options.filePermissions,
             uid: options.uid,
             gid: options.gid)
     }

@@ -6,6 +6,8 @@ import WriteBack
 /// so the command needs no socket and sees exactly the mounts its user can see.
 public struct StatusReport: Codable, Sendable, Equatable {
     public struct Upload: Codable, Sendable, Equatable {
+        /// The file's path below the mount's root (`docs/report.txt`), or its name alone when the
+        /// mount no longer knows its folder.
         public var name: String
         public var state: String
         public var bytesSent: Int64
@@ -61,8 +63,10 @@ extension FileSystem {
         let uploads = status.entries.map { entry in
             // Before its first attempt the uploader has not measured the file: the local size is it.
             let size = entry.bytesTotal > 0 ? entry.bytesTotal : locals.withLock { $0.file(entryID: entry.id)?.item.size } ?? 0
+            let folder = tree.withLock { $0.path(ofFolderID: entry.target.parentID) }
+            let path = folder.map { $0.isEmpty ? entry.target.name : $0 + "/" + entry.target.name } ?? entry.target.name
             return StatusReport.Upload(
-                name: entry.target.name, state: entry.state, bytesSent: entry.bytesSent, bytesTotal: size,
+                name: path, state: entry.state, bytesSent: entry.bytesSent, bytesTotal: size,
                 attempts: entry.attempts, lastError: entry.lastError, nextAttempt: entry.nextAttempt)
         }
         let errors = status.recentErrors.map {
