@@ -65,7 +65,7 @@ extension FileSystem {
                 ? try await client.updateFolder(id: item.id, name: newName, parentID: newParent)
                 : try await client.updateFile(id: item.id, name: newName, parentID: newParent)
         } catch {
-            throw FSError(error, context: "renaming \(item.name) to \(name)")
+            throw refusedName(FSError(error, context: "renaming \(item.name) to \(name)"), renaming: true)
         }
         if let local {
             // A rename changes the etag but not the content: keep the pending upload's base current.

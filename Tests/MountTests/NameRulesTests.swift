@@ -31,6 +31,20 @@ final class NameRulesTests: WriteTestCase {
         XCTAssertEqual(try succeed(["ls", mount.mountpoint.path]), "ok.txt\n")
     }
 
+    func testANameOnlyBoxRefusesIsExplainedInTheLogAndMvSaysNothingAboutSubdirectories() async throws {
+        let mount = try await startAndMount(texts: ["ok.txt": "fine\n"])
+        try succeed(["mkdir", mount.path("dir")])
+        try api.addFault(["path_prefix": "/2.0/", "method": "PUT", "error_status": 400, "error_code": "item_name_invalid"])
+        let moved = try Shell.run(["mv", mount.path("dir"), mount.path("renamed")])
+        XCTAssertNotEqual(moved.status, 0)
+        XCTAssertTrue(moved.stderr.contains("Operation not permitted"), moved.stderr)
+        XCTAssertFalse(moved.stderr.contains("subdirectory of itself"), moved.stderr)
+        try api.addFault(["path_prefix": "/2.0/folders", "method": "POST", "error_status": 400, "error_code": "item_name_invalid"])
+        try fail(["mkdir", mount.path("other")], with: "Invalid argument")
+        let log = try String(contentsOf: try XCTUnwrap(daemonLogs.first), encoding: .utf8)
+        XCTAssertEqual(log.components(separatedBy: "Box refused the name").count - 1, 2, log)
+    }
+
     func testNamesLongerThan255BytesAreENAMETOOLONG() async throws {
         let mount = try await startAndMount()
         let before = try lastSequence(try XCTUnwrap(boxsim))
