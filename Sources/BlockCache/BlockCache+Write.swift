@@ -24,9 +24,19 @@ extension BlockCache {
         let trailer = BlockTrailer(fileID: fileID, version: version, block: block, dataLength: data.count)
             .encoded(for: data)
         let size = Int64(trailer.count + data.count)
+        let available = minimumFree > 0 ? Self.availableBytes(at: layout.root) : nil
         let (granted, isNew) = state.withLock { index in
             var reservation = index.reserve(size)
             reservation.evicted += index.removeOtherVersions(of: key)
+            if reservation.granted, let available, minimumFree + size > available {
+                // Keep `minimumFree` on the disk: evict older blocks for this one, or drop it.
+                let (keys, freed) = index.evictOldest(atLeast: minimumFree + size - available)
+                reservation.evicted += keys
+                if freed < minimumFree + size - available {
+                    index.release(size)
+                    reservation.granted = false
+                }
+            }
             reservation.evicted.forEach(deleteFile)
             unmarkVerified(key, in: &index)  // a new block is unverified until its whole read
             return (reservation.granted, index.entry(key) == nil)

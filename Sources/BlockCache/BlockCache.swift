@@ -26,6 +26,11 @@ import Darwin
 /// Size: `usedBytes` counts whole block files (header + data); with blocks being written it never
 /// exceeds `capacity`; least recently read or written blocks are evicted first.
 ///
+/// Disk space: the cache shares its filesystem with the write-back journal and the local copies of
+/// written files, and a read must never take the room a write needs. So a block is stored only if
+/// `minimumFree` bytes stay free on the filesystem after it (older blocks are evicted to make it so,
+/// or the block is dropped), and `giveWay` evicts on demand when a write found the disk full.
+///
 /// Concurrency: all state sits in one `Mutex` (no other lock exists, so no lock order). Data is
 /// read, hashed and written outside it; under it happen only the index updates and the short
 /// metadata calls that must agree with them (rename into place, unlink). The API is synchronous
@@ -41,6 +46,8 @@ public final class BlockCache: Sendable {
 
     public let blockSize: Int
     public let capacity: Int64
+    /// Bytes the cache leaves free on its filesystem (0: no check).
+    public let minimumFree: Int64
     let layout: CacheLayout
     let state: Mutex<CacheIndex>
     private let lockDescriptor: Int32
@@ -49,7 +56,7 @@ public final class BlockCache: Sendable {
 
     /// Opens (creating it with mode 0700 if needed) the cache in `directory`, deleting data of other
     /// layout versions or block sizes, and evicting down to `capacity` if it shrank.
-    public init(directory: URL, capacity: Int64, blockSize: Int = defaultBlockSize,
+    public init(directory: URL, capacity: Int64, blockSize: Int = defaultBlockSize, minimumFree: Int64 = 0,
                 logger: Logger = Logger(label: "boxfs.blockcache")) throws {
         guard blockSize > 0, blockSize <= Int(UInt32.max) else {
             throw BlockCacheError.invalidConfiguration("block size \(blockSize)")
@@ -57,6 +64,7 @@ public final class BlockCache: Sendable {
         guard capacity >= 0 else { throw BlockCacheError.invalidConfiguration("capacity \(capacity)") }
         self.blockSize = blockSize
         self.capacity = capacity
+        self.minimumFree = max(0, minimumFree)
         self.logger = logger
         layout = CacheLayout(directory: directory, blockSize: blockSize)
         lockDescriptor = try layout.lock()
@@ -115,6 +123,35 @@ public final class BlockCache: Sendable {
             index.removeFile(file).forEach(deleteFile)
             unmarkVerified(file: file, in: &index)
         }
+    }
+
+    /// Evicts least recently used blocks until at least `bytes` are freed on disk (or the cache is
+    /// empty): a write that found the disk full asks this before it tries again. Returns the bytes freed.
+    @discardableResult
+    public func giveWay(_ bytes: Int64) -> Int64 {
+        let freed = state.withLock { index in
+            let (keys, freed) = index.evictOldest(atLeast: bytes)
+            keys.forEach(deleteFile)
+            return freed
+        }
+        if freed > 0 { logger.notice("block cache gave up \(freed) bytes to make room for written data") }
+        return freed
+    }
+
+    /// Bytes an unprivileged process may still write on the cache's filesystem, or nil if unknown.
+    public static func availableBytes(at path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// The default `minimumFree` for a cache in `directory`: 512 MiB, or a tenth of the filesystem
+    /// if that is smaller (so a small disk still caches something).
+    public static func defaultMinimumFree(directory: URL) -> Int64 {
+        var info = statvfs()
+        let limit: Int64 = 512 << 20
+        guard statvfs(directory.path, &info) == 0 else { return limit }
+        return min(limit, Int64(info.f_blocks) * Int64(info.f_frsize) / 10)
     }
 
     /// Deletes a block file; a failure is logged and otherwise ignored (the index no longer has it).

@@ -114,6 +114,19 @@ struct CacheIndex {
         reservedBytes -= size
     }
 
+    /// Evicts least recently used blocks until at least `bytes` of block files are freed, or the
+    /// cache is empty; returns the evicted keys and the bytes they held.
+    mutating func evictOldest(atLeast bytes: Int64) -> (keys: [BlockKey], freed: Int64) {
+        var evicted: [BlockKey] = []
+        var freed: Int64 = 0
+        while freed < bytes, let oldest = lru.leastRecent {
+            remove(oldest.key)
+            evicted.append(oldest.key)
+            freed += oldest.value.size
+        }
+        return (evicted, freed)
+    }
+
     /// Evicts least recently used blocks until `usedBytes` fits (after start-up with a smaller
     /// capacity than last time); returns the evicted keys.
     mutating func evictToCapacity() -> [BlockKey] {

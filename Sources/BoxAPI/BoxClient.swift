@@ -13,6 +13,8 @@ public struct BoxClient: Sendable {
     /// Sent with every API call (never to pre-signed download URLs), e.g. `As-User`, `BoxApi`.
     let extraHeaders: [(String, String)]
     let logger: Logger
+    /// Whether Box answers, shared by every copy of this client.
+    public let connectivity: Connectivity
 
     public init(
         endpoints: BoxEndpoints, http: HTTPClient, tokens: any AccessTokenProvider,
@@ -28,8 +30,9 @@ public struct BoxClient: Sendable {
     init(
         endpoints: BoxEndpoints, sender: any HTTPSending, tokens: any AccessTokenProvider,
         extraHeaders: [(String, String)] = [], retryPolicy: RetryPolicy = .standard,
-        logger: Logger = Logger(label: "boxfs.api")
+        logger: Logger = Logger(label: "boxfs.api"), connectivity: Connectivity? = nil
     ) {
+        self.connectivity = connectivity ?? Connectivity(logger: logger)
         self.endpoints = endpoints
         self.http = sender
         self.tokens = tokens
@@ -50,14 +53,14 @@ public struct BoxClient: Sendable {
         headers.append((name, value))
         return BoxClient(
             endpoints: endpoints, sender: http, tokens: tokens, extraHeaders: headers, retryPolicy: retryPolicy,
-            logger: logger)
+            logger: logger, connectivity: connectivity)
     }
 
     /// A copy that retries by `policy` (e.g. a quick, nearly retry-free probe at mount time).
     public func withRetryPolicy(_ policy: RetryPolicy) -> BoxClient {
         BoxClient(
             endpoints: endpoints, sender: http, tokens: tokens, extraHeaders: extraHeaders, retryPolicy: policy,
-            logger: logger)
+            logger: logger, connectivity: connectivity)
     }
 
     /// The value of an extra header, e.g. `header("As-User")`.

@@ -7,7 +7,7 @@ enum BackgroundLauncher {
     }
 
     /// Returns once the daemon says the mount is ready; throws with the daemon's own message otherwise.
-    static func launch(arguments: [String], logFile: String?) throws {
+    static func launch(arguments: [String], environment extra: [String: String] = [:], logFile: String?) throws {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw LaunchError(description: "cannot create a pipe: \(String(cString: strerror(errno)))") }
         let (readEnd, writeEnd) = (fds[0], fds[1])
@@ -41,6 +41,7 @@ enum BackgroundLauncher {
         defer { argv.forEach { free($0) } }
         var environment = ProcessInfo.processInfo.environment
         environment[ReadinessPipe.environmentKey] = String(childFD)
+        environment.merge(extra) { _, new in new }
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
 

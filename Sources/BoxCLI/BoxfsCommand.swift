@@ -8,7 +8,7 @@ struct BoxfsCommand: AsyncParsableCommand {
         abstract: "Box cloud storage as a Linux filesystem.",
         version: BoxfsVersion.string,
         subcommands: [
-            MountCommand.self, UnmountCommand.self, StatusCommand.self, LoginCommand.self, LogoutCommand.self,
+            MountCommand.self, UnmountCommand.self, StatusCommand.self, RetryCommand.self, LoginCommand.self, LogoutCommand.self,
             ProfileCommand.self,
         ])
 }
@@ -20,9 +20,17 @@ struct UnmountCommand: AsyncParsableCommand {
     @Argument var mountpoint: String
 
     func run() async throws {
+        let absolute = mountpoint.hasPrefix("/") ? mountpoint : FileManager.default.currentDirectoryPath + "/" + mountpoint
+        let path = URL(fileURLWithPath: absolute).standardizedFileURL.path
+        let type = Mountpoint.mountedFilesystem(at: (try? StatusCommand.resolve(path)) ?? path)
+        guard type == "fuse.boxfs" else {
+            let what = type.map { "it is a \($0) mount" } ?? "nothing is mounted there"
+            FileHandle.standardError.write(Data("boxfs unmount: \(mountpoint) is not a boxfs mount (\(what))\n".utf8))
+            throw ExitCode(1)
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/fusermount3")
-        process.arguments = ["-u", mountpoint]
+        process.arguments = ["-u", path]
         try process.run()
         process.waitUntilExit()
         throw ExitCode(process.terminationStatus)
@@ -49,5 +57,6 @@ public enum BoxfsEntry {
 
     private static func isMountSource(_ word: String) -> Bool {
         word.hasPrefix("box:") || word.hasPrefix("https://") || word.hasPrefix("http://")
+            || word == MountCommand.sourceInEnvironment
     }
 }

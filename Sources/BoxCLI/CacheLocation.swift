@@ -13,6 +13,16 @@ enum CacheLocation {
         return base.appendingPathComponent(account)
     }
 
+    /// The log of a background daemon where syslog is missing: `<cache_dir>/logs/<mountpoint>.log`
+    /// (the path's slashes as dashes, e.g. `home-me-Box.log`).
+    static func defaultLogFile(options: MountOptions, mountpoint: String) -> String {
+        let base = options.cacheDirectory.map { URL(fileURLWithPath: $0) } ?? defaultBase()
+        let logs = base.appendingPathComponent("logs")
+        try? FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let name = mountpoint.split(separator: "/").joined(separator: "-")
+        return logs.appendingPathComponent((name.isEmpty ? "root" : name) + ".log").path
+    }
+
     static func defaultBase() -> URL {
         let environment = ProcessInfo.processInfo.environment
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return URL(fileURLWithPath: xdg).appendingPathComponent("boxfs") }

@@ -6,7 +6,14 @@ enum Logging {
     /// stderr goes nowhere (a background mount without `log_file`), so that what a daemon has to
     /// say — uploads left pending at unmount, conflicts, failures — reaches the system journal.
     static func bootstrapped(debug: Bool) -> Logger {
+        bootstrappedWithDestination(debug: debug).logger
+    }
+
+    /// As `bootstrapped`, also saying where the log goes: `syslog`, a file's path (a background
+    /// daemon's stderr is its log file), or `stderr`.
+    static func bootstrappedWithDestination(debug: Bool) -> (logger: Logger, destination: String) {
         let toSyslog = stderrIsDevNull()
+        let destination = toSyslog ? "syslog (journalctl -t boxfs)" : stderrFile() ?? "stderr"
         if toSyslog { openlog("boxfs", LOG_PID, LOG_DAEMON) }
         LoggingSystem.bootstrap { label in
             if toSyslog {
@@ -18,7 +25,20 @@ enum Logging {
             handler.logLevel = debug ? .debug : .info
             return handler
         }
-        return Logger(label: "boxfs")
+        return (Logger(label: "boxfs"), destination)
+    }
+
+    /// Whether syslog(3) reaches anything: a socket at /dev/log (absent in most containers).
+    static var syslogAvailable: Bool {
+        var info = stat()
+        return stat("/dev/log", &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+    }
+
+    /// The path of the regular file stderr writes to, if it is one.
+    private static func stderrFile() -> String? {
+        var info = stat()
+        guard fstat(2, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/2")
     }
 
     private static func stderrIsDevNull() -> Bool {

@@ -21,10 +21,18 @@ struct MountCommand: AsyncParsableCommand {
               token_file=PATH  profile=NAME  as_user=ID  downscope[=SCOPES]
               token_store=file|memory  shared_link_password_file=PATH
               endpoint=URL  ro  rw  allow_other  uid=N  gid=N
+              umask=MODE  file_mode=MODE  dir_mode=MODE
               entry_timeout=S  attr_timeout=S  dir_cache_ttl=S
-              cache_dir=PATH  cache_size=SIZE  cache=on|off  read_ahead_kb=N
+              cache_dir=PATH  cache_size=SIZE  cache_min_free=SIZE
+              cache=on|off  read_ahead_kb=N
               write_back_delay=S  upload_wait=S
               debug  log_file=PATH  nonempty
+
+            Logs: with -f, stderr; in the background, log_file=PATH if
+            given, else syslog (`journalctl -t boxfs`), else (no /dev/log,
+            as in containers) CACHE_DIR/logs/MOUNTPOINT.log, slashes as
+            dashes. `boxfs status` names it. -o debug adds each HTTP request
+            (method, path, status, time; never a token or a secret URL).
 
             Without token_file or profile, the token comes from
             $BOX_DEVELOPER_TOKEN, else the default profile (`boxfs login`,
@@ -40,26 +48,46 @@ struct MountCommand: AsyncParsableCommand {
     @Flag(name: .customShort("s"), help: .hidden) var sloppy = false
     @Flag(name: .customShort("v"), help: .hidden) var verbose = false
 
+    /// A shared link carries its token, and a daemon's arguments are public (`ps`): the launcher
+    /// hands the daemon this word instead and the link in `BOXFS_SOURCE` (readable only by the user).
+    static let sourceInEnvironment = "box-source-from-environment:"
+    static let sourceEnvironmentKey = "BOXFS_SOURCE"
+
     func run() async throws {
         let source: MountSource
         let parsed: MountOptions
         let mountpoint: String
+        var sourceText = self.source
+        if sourceText == Self.sourceInEnvironment, let given = ProcessInfo.processInfo.environment[Self.sourceEnvironmentKey] {
+            sourceText = given
+            unsetenv(Self.sourceEnvironmentKey)
+        }
         do {
-            source = try MountSource(parsing: self.source)
+            source = try MountSource(parsing: sourceText)
             parsed = try MountOptions(parsing: options)
             mountpoint = try Mountpoint.check(self.mountpoint, allowNonEmpty: parsed.allowNonEmpty)
         } catch {
             Self.fail("\(error)")
         }
         if foreground {
-            let logger = Logging.bootstrapped(debug: parsed.debug)
-            let status = await MountDaemon(source: source, mountpoint: mountpoint, options: parsed, logger: logger).run()
+            let (logger, destination) = Logging.bootstrappedWithDestination(debug: parsed.debug)
+            let status = await MountDaemon(
+                source: source, mountpoint: mountpoint, options: parsed, logger: logger, logDestination: destination
+            ).run()
             throw ExitCode(status)
         }
         var arguments = [CommandLine.arguments[0], self.source, mountpoint, "-f"]
+        var environment: [String: String] = [:]
+        if case .sharedLink = source {
+            arguments[1] = Self.sourceInEnvironment
+            environment[Self.sourceEnvironmentKey] = self.source
+        }
         if !options.isEmpty { arguments += ["-o", options.joined(separator: ",")] }
         do {
-            try BackgroundLauncher.launch(arguments: arguments, logFile: parsed.logFile)
+            // Where there is no syslog (containers), a daemon's warnings would vanish: it logs to a file.
+            let logFile = parsed.logFile
+                ?? (Logging.syslogAvailable ? nil : CacheLocation.defaultLogFile(options: parsed, mountpoint: mountpoint))
+            try BackgroundLauncher.launch(arguments: arguments, environment: environment, logFile: logFile)
         } catch {
             Self.fail("\(error)")
         }

@@ -12,6 +12,7 @@ struct MountDaemon {
     let mountpoint: String
     let options: MountOptions
     let logger: Logger
+    var logDestination = "stderr"
 
     /// Runs the mount to its end and returns the process exit status. Errors before the mount is
     /// ready go to the readiness pipe (background mode) or stderr (foreground), as one line.
@@ -35,16 +36,23 @@ struct MountDaemon {
             if let readiness { readiness.fail(message) } else { FileHandle.standardError.write(Data("mount.boxfs: \(message)\n".utf8)) }
             return 1
         }
-        if options.readAheadKilobytes > 0, geteuid() == 0,
-            !KernelReadAhead.set(kilobytes: options.readAheadKilobytes, mountpoint: mountpoint)
-        {
-            logger.debug("could not set the kernel read-ahead of \(mountpoint)")
+        if options.readAheadKilobytes > 0, geteuid() == 0 {
+            let asked = options.readAheadKilobytes
+            if let effective = KernelReadAhead.set(kilobytes: asked, mountpoint: mountpoint) {
+                if effective != asked {
+                    logger.warning("read_ahead_kb=\(asked): the kernel keeps this mount's read-ahead at \(effective) KiB")
+                }
+            } else {
+                logger.warning("could not set the kernel read-ahead of \(mountpoint) to \(asked) KiB")
+            }
         }
         readiness?.succeed()
+        SystemdNotify.send("READY=1\nSTATUS=mounted \(source.fsname) on \(mountpoint)")
         logger.info("mounted \(source.fsname) on \(mountpoint)")
         let adoptedRuns = adopted.map { journal in Task { await journal.run() } }
         let status = await serve(mount)
         logger.info("unmounted \(mountpoint)")
+        SystemdNotify.send("STOPPING=1\nSTATUS=sending pending uploads")
         stateLock?.say("finishing")
         let wait = Duration.milliseconds(Int(options.uploadWait * 1000))
         adoptedRuns.forEach { $0.cancel() }
@@ -96,10 +104,13 @@ struct MountDaemon {
             client = try await AuthStartup.downscoped(
                 client, scopes: scopes, root: root, parent: tokens, http: http, asUser: asUser, logger: logger)
         }
-        let filesystemOptions = FilesystemOptions(
+        var filesystemOptions = FilesystemOptions(
             uid: options.uid ?? getuid(), gid: options.gid ?? getgid(), readOnly: options.readOnly,
             directoryCacheTTL: .milliseconds(Int(options.directoryCacheTTL * 1000)),
             entryTimeout: options.entryTimeout, attributeTimeout: options.attributeTimeout)
+        filesystemOptions.logDestination = logDestination
+        filesystemOptions.filePermissions = options.filePermissions
+        filesystemOptions.directoryPermissions = options.directoryPermissions
         let store = ReadPathSetup.makeStore(
             options: options, endpoint: endpoints.apiBase, userID: user.id, client: client, logger: logger)
         var writeBack: WriteBackContext?
@@ -115,6 +126,9 @@ struct MountDaemon {
         }
         let filesystem = FileSystem(
             client: client, root: root, options: filesystemOptions, store: store, writeBack: writeBack, logger: logger)
+        account.tokenFile?.whenNewToken {
+            Task { await filesystem.retryUploads() }
+        }
         let mount = try FUSEMount(
             filesystem: filesystem, mountpoint: mountpoint, options: options.kernelOptions(fsname: source.fsname),
             debug: false, logger: logger)

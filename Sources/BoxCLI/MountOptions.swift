@@ -29,6 +29,8 @@ public struct MountOptions: Equatable, Sendable {
     public var cacheDirectory: String?
     public var cacheSize: Int64 = 4 << 30
     public var cacheEnabled = true
+    /// Bytes the block cache leaves free on its disk for written data (nil: 512 MiB or a tenth of the disk).
+    public var cacheMinimumFree: Int64?
     /// Kernel read-ahead for the mount in KiB (set when running as root; 0 leaves the kernel's default).
     public var readAheadKilobytes = 1024
     /// Seconds after the last close before a file is uploaded (a newer close restarts the wait).
@@ -37,6 +39,13 @@ public struct MountOptions: Equatable, Sendable {
     public var uploadWait: Double = 30
     /// Mount over a folder that has entries or is already a mount point (refused otherwise).
     public var allowNonEmpty = false
+    /// Permission bits shown (and, with `default_permissions`, enforced by the kernel): `umask=` takes
+    /// bits away from 0666 (files) and 0777 (folders); `file_mode=`, `dir_mode=` set them outright.
+    public var umask: UInt16?
+    public var fileMode: UInt16?
+    public var directoryMode: UInt16?
+    public var filePermissions: UInt16 { fileMode ?? (0o666 & ~(umask ?? 0o022)) }
+    public var directoryPermissions: UInt16 { directoryMode ?? (0o777 & ~(umask ?? 0o022)) }
     /// Flags passed through to the kernel mount.
     public var kernelFlags: [String] = []
 
@@ -49,6 +58,10 @@ public struct MountOptions: Equatable, Sendable {
         "relatime", "norelatime", "strictatime", "nostrictatime", "lazytime", "nolazytime", "nodiratime", "diratime",
     ]
     static let kernel: Set<String> = ["nosuid", "suid", "nodev", "dev", "noexec", "exec", "noatime", "atime", "sync", "async", "dirsync"]
+
+    /// The kernel keeps a FUSE mount's read-ahead at most at the `max_readahead` the daemon
+    /// negotiates (1 MiB, FUSE's largest request): a larger `read_ahead_kb` would silently be 1024.
+    static let maximumReadAheadKilobytes = 1024
 
     public init() {}
 
@@ -71,6 +84,13 @@ public struct MountOptions: Equatable, Sendable {
             let text = try required()
             guard let parsed = T(text) else { throw ParseError(description: "option '\(key)': '\(text)' is not a valid number") }
             return parsed
+        }
+        func mode() throws(ParseError) -> UInt16 {
+            let text = try required()
+            guard let bits = UInt16(text, radix: 8), bits <= 0o777 else {
+                throw ParseError(description: "option '\(key)': '\(text)' is not an octal mode such as 077 or 0640")
+            }
+            return bits
         }
         func seconds() throws(ParseError) -> Double {
             let parsed = try number(Double.self)
@@ -96,6 +116,9 @@ public struct MountOptions: Equatable, Sendable {
         case "attr_timeout": attributeTimeout = try seconds()
         case "dir_cache_ttl": directoryCacheTTL = try seconds()
         case "log_file": logFile = try required()
+        case "umask": umask = try mode()
+        case "file_mode": fileMode = try mode()
+        case "dir_mode": directoryMode = try mode()
         case "cache_dir": cacheDirectory = try required()
         case "cache_size":
             let text = try required()
@@ -103,7 +126,21 @@ public struct MountOptions: Equatable, Sendable {
                 throw ParseError(description: "option 'cache_size': '\(text)' is not a size like 512M or 4G")
             }
             cacheSize = bytes
-        case "read_ahead_kb": readAheadKilobytes = try number(Int.self)
+        case "cache_min_free":
+            let text = try required()
+            guard let bytes = Self.byteCount(text) else {
+                throw ParseError(description: "option 'cache_min_free': '\(text)' is not a size like 512M or 4G")
+            }
+            cacheMinimumFree = bytes
+        case "read_ahead_kb":
+            let kilobytes = try number(Int.self)
+            guard (0...Self.maximumReadAheadKilobytes).contains(kilobytes) else {
+                throw ParseError(description: """
+                    option 'read_ahead_kb': \(kilobytes) is more than the kernel lets a FUSE mount read ahead \
+                    (at most \(Self.maximumReadAheadKilobytes)); use read_ahead_kb=\(Self.maximumReadAheadKilobytes)
+                    """)
+            }
+            readAheadKilobytes = kilobytes
         case "write_back_delay": writeBackDelay = try seconds()
         case "upload_wait": uploadWait = try seconds()
         case "cache":

@@ -15,8 +15,12 @@ enum ReadPathSetup {
         if options.cacheEnabled {
             let directory = CacheLocation.accountDirectory(options: options, endpoint: endpoint, userID: userID)
             do {
-                disk = try BlockCache(directory: directory, capacity: options.cacheSize, logger: logger)
-                logger.info("block cache at \(directory.path), limit \(options.cacheSize) bytes")
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                let minimumFree = options.cacheMinimumFree ?? BlockCache.defaultMinimumFree(directory: directory)
+                disk = try BlockCache(
+                    directory: directory, capacity: options.cacheSize, minimumFree: minimumFree, logger: logger)
+                logger.info("block cache at \(directory.path), limit \(options.cacheSize) bytes, keeping \(minimumFree) bytes free")
             } catch {
                 logger.warning("block cache disabled: \(error)")
             }

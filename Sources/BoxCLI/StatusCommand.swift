@@ -25,7 +25,8 @@ struct StatusCommand: AsyncParsableCommand {
         if json {
             let objects = reports.map { Self.jsonObject(mountpoint: $0.0, report: $0.1) }
             let value: Any = mountpoint != nil ? objects.first ?? [:] : objects
-            let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])
+            let data = try JSONSerialization.data(
+                withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             print(String(decoding: data, as: UTF8.self))
         } else if reports.isEmpty {
             print("no boxfs mounts")
@@ -42,12 +43,16 @@ struct StatusCommand: AsyncParsableCommand {
         return String(cString: resolved)
     }
 
-    /// Mountpoints of type fuse.boxfs in /proc/mounts (octal escapes such as \040 decoded).
+    /// Mountpoints of type fuse.boxfs in /proc/mounts (octal escapes such as \040 decoded). For a
+    /// user other than root, only their own mounts (the kernel's `user_id=`): others' would only
+    /// answer "Permission denied".
     static func boxfsMounts() -> [String] {
         let table = (try? String(contentsOfFile: "/proc/mounts", encoding: .utf8)) ?? ""
+        let uid = geteuid()
         return table.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
-            guard fields.count > 2, fields[2] == "fuse.boxfs" else { return nil }
+            guard fields.count > 3, fields[2] == "fuse.boxfs" else { return nil }
+            if uid != 0, !fields[3].split(separator: ",").contains(Substring("user_id=\(uid)")) { return nil }
             return MountTable.unescape(String(fields[1]))
         }
     }
@@ -61,12 +66,15 @@ struct StatusCommand: AsyncParsableCommand {
     static func jsonObject(mountpoint: String, report: StatusReport) -> [String: Any] {
         [
             "mountpoint": mountpoint, "read_only": report.readOnly, "pending": report.pending,
+            "offline_since": report.offlineSince.map { ISO8601DateFormatter().string(from: $0) } ?? NSNull(),
+            "offline_reason": report.offlineReason ?? NSNull(), "log": report.log ?? NSNull(),
             "uploading": report.uploading,
             "uploads": report.uploads.map { upload -> [String: Any] in
                 [
-                    "name": upload.name, "state": upload.state, "bytes_sent": upload.bytesSent,
+                    "name": upload.name, "path": mountpoint + "/" + upload.name, "state": upload.state, "bytes_sent": upload.bytesSent,
                     "bytes_total": upload.bytesTotal, "attempts": upload.attempts,
                     "last_error": upload.lastError ?? NSNull(),
+                    "next_attempt": upload.nextAttempt.map { ISO8601DateFormatter().string(from: $0) } ?? NSNull(),
                 ]
             },
             "recent_errors": report.recentErrors.map { line -> [String: Any] in
@@ -99,14 +107,20 @@ enum MountTable {
 enum StatusText {
     static func render(mountpoint: String, report: StatusReport) -> String {
         var lines = ["\(mountpoint): " + summary(report)]
+        if let since = report.offlineSince {
+            lines.append("  offline since \(ISO8601DateFormatter().string(from: since)): \(report.offlineReason ?? "Box cannot be reached")")
+        }
         for upload in report.uploads {
-            var line = "  \(upload.state.padding(toLength: 9, withPad: " ", startingAt: 0)) \(upload.name)"
+            var line = "  \(upload.state.padding(toLength: 9, withPad: " ", startingAt: 0)) \(mountpoint)/\(upload.name)"
             if upload.bytesTotal > 0 {
                 let percent = upload.bytesSent * 100 / max(upload.bytesTotal, 1)
                 line += "  \(bytes(upload.bytesSent)) of \(bytes(upload.bytesTotal)) (\(percent)%)"
             }
             if upload.attempts > 0 { line += "  \(upload.attempts) failed attempt(s)" }
             if let error = upload.lastError { line += "\n      last error: \(error)" }
+            if let next = upload.nextAttempt {
+                line += "\n      next try: \(ISO8601DateFormatter().string(from: next)) (`boxfs retry` tries now)"
+            }
             lines.append(line)
         }
         if !report.recentErrors.isEmpty {
@@ -116,6 +130,7 @@ enum StatusText {
                 lines.append("    \(formatter.string(from: error.date))  \(error.name): \(error.message)")
             }
         }
+        if let log = report.log { lines.append("  log: \(log)") }
         return lines.joined(separator: "\n")
     }
 
@@ -125,7 +140,14 @@ enum StatusText {
         return "\(report.pending) upload(s) pending, \(report.uploading) running"
     }
 
-    private static func bytes(_ count: Int64) -> String {
-        ByteCountFormatter.string(fromByteCount: count, countStyle: .binary)
+    /// "3 B", "999 B", "1.5 kB", "80.0 MB", "2.1 GB" (decimal units, one decimal place above bytes).
+    static func bytes(_ count: Int64) -> String {
+        if count < 1000 { return "\(count) B" }
+        var value = Double(count)
+        for unit in ["kB", "MB", "GB", "TB"] {
+            value /= 1000
+            if value < 999.95 || unit == "TB" { return String(format: "%.1f", value) + " " + unit }
+        }
+        return "\(count) B"
     }
 }

@@ -32,7 +32,7 @@ public struct FSError: Error, Sendable, CustomStringConvertible {
             return
         }
         if let writeBack = error as? WriteBackError {
-            self = FSError(EIO, "\(context): \(writeBack)")
+            self = FSError(writeBack.diskFull ? ENOSPC : EIO, "\(context): \(writeBack)")
             return
         }
         if error is CancellationError {

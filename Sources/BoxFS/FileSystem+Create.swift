@@ -7,7 +7,7 @@ extension FileSystem {
     /// here (and in the journal) until its first upload, which follows the last close.
     public func create(parent: UInt64, name: String) async throws(FSError) -> (attributes: FileAttributes, handle: UInt64) {
         let writeBack = try requireWriteBack(name)
-        try BoxName.validate(name)
+        try validateName(name)
         let folder = try folderItem(parent)
         try await checkNameFree(name, in: folder, inode: parent)
         let now = Date()
@@ -17,8 +17,10 @@ extension FileSystem {
             contentCreatedAt: now, contentModifiedAt: now, parentID: folder.id)
         let staging = try StagingFile(path: writeBack.newStagingPath(), create: true)
         do {
-            let entry = try writeBack.journal.record(
-                stagingPath: staging.path, target: .newFile(parentID: folder.id, name: name), contentModifiedAt: now)
+            let entry = try withRoom(for: 0) {
+                try writeBack.journal.record(
+                    stagingPath: staging.path, target: .newFile(parentID: folder.id, name: name), contentModifiedAt: now)
+            }
             try await writeBack.uploader.fileOpened(entry.id)
             locals.withLock { files in
                 files.add(LocalFiles.File(

@@ -23,6 +23,7 @@ extension FileSystem {
     /// makes a complete local copy first (nothing fetched with O_TRUNC).
     public func openFile(_ inode: UInt64, mode: OpenMode, truncate: Bool) async throws(FSError) -> OpenedFile {
         if inode == StatusFile.inode { return try await openStatusFile(mode: mode, truncate: truncate) }
+        if inode == StatusFile.retryInode { return try await openRetryFile(mode: mode, truncate: truncate) }
         let item = try fileItem(inode)
         if LocalFiles.isLocalID(item.id), locals.withLock({ $0.file(itemID: item.id) }) == nil {
             // A made-up id whose local file is gone (uploaded under its Box id, or deleted): a stale inode.
@@ -89,7 +90,7 @@ extension FileSystem {
         let end = offset + Int64(data.count)
         try await checkSpace(number, growingTo: end)
         try await modify(number) { staging throws(FSError) in
-            try staging.write(data, offset: offset)
+            try withRoom(for: data.count) { () throws(FSError) in try staging.write(data, offset: offset) }
             return .atLeast(end)
         }
         return data.count

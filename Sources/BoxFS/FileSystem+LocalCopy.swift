@@ -51,7 +51,7 @@ extension FileSystem {
         while offset < item.size {
             let data = try await reader.read(offset: offset, length: chunk)
             guard !data.isEmpty else { throw FSError(EIO, "\(item.name): Box sent fewer bytes than its size") }
-            try staging.write(data, offset: offset)
+            try withRoom(for: data.count) { () throws(FSError) in try staging.write(data, offset: offset) }
             offset += Int64(data.count)
         }
     }
@@ -67,8 +67,10 @@ extension FileSystem {
             return try await journaling.run(number) { [self] in
                 guard let file = locals.withLock({ $0.file(number) }), !file.unlinked else { return nil }
                 if let entryID = file.entryID { return entryID }
-                let entry = try writeBack.journal.record(
-                    stagingPath: file.staging.path, target: file.target, contentModifiedAt: file.item.contentModifiedAt)
+                let entry = try withRoom(for: 0) {
+                    try writeBack.journal.record(
+                        stagingPath: file.staging.path, target: file.target, contentModifiedAt: file.item.contentModifiedAt)
+                }
                 try await writeBack.uploader.fileOpened(entry.id)
                 let kept = locals.withLock { files in
                     files.update(number) { file -> Bool in

@@ -4,14 +4,36 @@ import Foundation
 /// Folders and deletions happen on Box at once (only file content is written back later), so
 /// an error reaches the caller of `mkdir`, `rm` or `rmdir` as an errno.
 extension FileSystem {
+    /// A new name Box would refuse is refused here, before any Box call, and the reason is logged
+    /// (the errno alone rarely says it). `create` and `mkdir` answer EINVAL ("Invalid argument");
+    /// `rename` answers EPERM, because GNU `mv` words EINVAL from rename(2) as "cannot move 'a' to a
+    /// subdirectory of itself", which would send the user looking for the wrong problem.
+    /// A name Box itself refused (rules this side does not check): logged at the default level, and
+    /// EPERM for a rename as in `validateName`. Any other failure is returned as it is.
+    func refusedName(_ failure: FSError, renaming: Bool = false) -> FSError {
+        guard failure.errno == EINVAL || failure.errno == ENAMETOOLONG, failure.message.contains("Box refuses the name")
+            || failure.message.contains("too long for Box")
+        else { return failure }
+        logger.warning("Box refused the name: \(failure.message)")
+        return renaming && failure.errno == EINVAL ? FSError(EPERM, failure.message) : failure
+    }
+
+    func validateName(_ name: String, renaming: Bool = false) throws(FSError) {
+        do { try BoxName.validate(name) } catch {
+            logger.warning("refused the name: \(error.message)")
+            if renaming, error.errno == EINVAL { throw FSError(EPERM, error.message) }
+            throw error
+        }
+    }
+
     public func makeDirectory(parent: UInt64, name: String) async throws(FSError) -> FileAttributes {
         _ = try requireWriteBack(name)
-        try BoxName.validate(name)
+        try validateName(name)
         let folder = try folderItem(parent)
         try await checkNameFree(name, in: folder, inode: parent)
         let created: BoxItem
         do { created = try await client.createFolder(name: name, parentID: folder.id) } catch {
-            throw FSError(error, context: "creating folder \(name)")
+            throw refusedName(FSError(error, context: "creating folder \(name)"))
         }
         let node = tree.withLock { tree in
             tree.upsert(created, inFolder: folder.id)

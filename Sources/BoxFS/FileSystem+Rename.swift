@@ -18,7 +18,7 @@ extension FileSystem {
         parent: UInt64, name: String, newParent: UInt64, newName: String, noReplace: Bool
     ) async throws(FSError) {
         _ = try requireWriteBack(name)
-        try BoxName.validate(newName)
+        try validateName(newName, renaming: true)
         let (folder, item) = try await child(name, in: parent)
         if parent == newParent, BoxName.same(name, newName) { return }
         let target = try folderItem(newParent)
@@ -65,7 +65,7 @@ extension FileSystem {
                 ? try await client.updateFolder(id: item.id, name: newName, parentID: newParent)
                 : try await client.updateFile(id: item.id, name: newName, parentID: newParent)
         } catch {
-            throw FSError(error, context: "renaming \(item.name) to \(name)")
+            throw refusedName(FSError(error, context: "renaming \(item.name) to \(name)"), renaming: true)
         }
         if let local {
             // A rename changes the etag but not the content: keep the pending upload's base current.

@@ -1,5 +1,6 @@
 import BoxAPI
 import Foundation
+import WriteBack
 
 extension FileSystem {
     /// Refuses a write that Box would refuse at upload time, so the writer sees the error instead of
@@ -22,6 +23,24 @@ extension FileSystem {
         let pending = locals.withLock { $0.pendingBytes }
         if user.spaceUsed + pending + (end - current) > user.spaceAmount {
             throw FSError(ENOSPC, "the Box account is full (\(user.spaceUsed) of \(user.spaceAmount) bytes used)")
+        }
+    }
+}
+
+extension FileSystem {
+    /// Runs a write to this machine's disk (a local copy, the journal); if the disk is full, the
+    /// block cache gives way (evicting what was read, at least `bytes` and 16 MiB) and the write is
+    /// tried once more. Written data gets ENOSPC only when evicting every cached block leaves no room.
+    func withRoom<T, E: Error>(for bytes: Int, _ body: () throws(E) -> T) throws(E) -> T {
+        do {
+            return try body()
+        } catch {
+            let full = (error as? FSError)?.errno == ENOSPC || (error as? WriteBackError)?.diskFull == true
+            guard full, store.giveWay(max(Int64(bytes), 16 << 20)) else {
+                if full { logger.warning("the disk holding the local copies and the journal is full: \(error)") }
+                throw error
+            }
+            return try body()
         }
     }
 }

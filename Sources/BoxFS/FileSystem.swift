@@ -89,7 +89,7 @@ public final class FileSystem: Sendable {
     /// or nil when the listing is older than `dir_cache_ttl` (then `lookup` lists the folder). This is
     /// what the kernel asks thousands of times for `ls -l` or `find` in a large folder.
     public func lookupInFreshListing(parent: UInt64, name: String) throws(FSError) -> FileAttributes? {
-        if parent == Self.rootInode, name == StatusFile.name { return statusFileAttributes }
+        if let control = controlFileAttributes(parent: parent, name: name) { return control }
         let folder = try folderItem(parent)
         let ttl = options.directoryCacheTTL
         guard let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) else {
@@ -119,7 +119,7 @@ public final class FileSystem: Sendable {
     }
 
     public func attributes(_ inode: UInt64) throws(FSError) -> FileAttributes {
-        if inode == StatusFile.inode { return statusFileAttributes }
+        if inode == StatusFile.inode || inode == StatusFile.retryInode { return statusFileAttributes(inode: inode) }
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
         if InodeTable.isDetached(node.item.id), let unlinked = locals.withLock({ $0.unlinkedFile(inode: inode) }) {
             var attributes = attributes(of: unlinked.item, inode: inode)
@@ -178,7 +178,7 @@ public final class FileSystem: Sendable {
             changed: changed,
             created: item.contentCreatedAt ?? item.createdAt ?? modified,
             accessed: accessed ?? modified,
-            permissions: isFolder ? 0o755 : 0o644,
+            permissions: isFolder ? options.directoryPermissions : options.filePermissions,
             uid: options.uid,
             gid: options.gid)
     }

@@ -12,6 +12,12 @@ public struct FilesystemOptions: Sendable {
     /// How long the kernel may cache names and attributes.
     public var entryTimeout: Double
     public var attributeTimeout: Double
+    /// Modes shown for every file and folder (`umask=`, `file_mode=`, `dir_mode=`): Box has none, and
+    /// with `default_permissions` the kernel enforces these for other users of an `allow_other` mount.
+    public var filePermissions: UInt16 = 0o644
+    public var directoryPermissions: UInt16 = 0o755
+    /// Where the daemon logs (a file's path, `syslog` or `stderr`), for `boxfs status`.
+    public var logDestination: String?
 
     public init(
         uid: UInt32 = getuid(), gid: UInt32 = getgid(), readOnly: Bool = true,

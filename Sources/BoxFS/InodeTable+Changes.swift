@@ -6,6 +6,19 @@ extension InodeTable {
     /// The inode the kernel knows for a Box (or local-only) item id.
     func inode(forItemID id: String) -> UInt64? { inodeByBoxID[id] }
 
+    /// The path of a folder below the mount's root (`docs/2024`; empty for the root), as far as the
+    /// kernel still knows its ancestors; nil for a folder it does not know.
+    func path(ofFolderID id: String) -> String? {
+        guard var inode = inodeByBoxID[id] else { return nil }
+        var names: [String] = []
+        while inode != Self.rootInode {
+            guard let node = nodes[inode], names.count < 4096 else { return nil }
+            names.append(node.item.name)
+            inode = node.parentInode
+        }
+        return names.reversed().joined(separator: "/")
+    }
+
     /// Puts `item` into the cached listing of `folderID` (if one is cached), replacing an entry with
     /// the same id or the same name, and refreshes its node.
     mutating func upsert(_ item: BoxItem, inFolder folderID: String) {

@@ -13,14 +13,18 @@ public enum StatusFile {
     public static let name = ".boxfs\\status"
     /// Never given to a Box item (`InodeTable` counts up from 2).
     static let inode = UInt64.max - 1
+    /// `boxfs retry`: opening it tries every parked or backing-off upload now, and reads
+    /// `{"retried":N}`. Like the status file, unlisted and out of reach of any Box name.
+    public static let retryName = ".boxfs\\retry"
+    static let retryInode = UInt64.max - 2
 
     public struct ReadError: Error, CustomStringConvertible {
         public let description: String
     }
 
     /// The status of the mount at `mountpoint` (the client side, for `boxfs status`).
-    public static func read(mountpoint: String) throws(ReadError) -> Data {
-        let path = mountpoint + "/" + name
+    public static func read(mountpoint: String, file: String = name) throws(ReadError) -> Data {
+        let path = mountpoint + "/" + file
         guard let handle = FileHandle(forReadingAtPath: path) else {
             let code = errno
             if code == ENOENT || code == EINVAL { throw ReadError(description: "not a boxfs mount") }
@@ -36,11 +40,21 @@ public enum StatusFile {
 }
 
 extension FileSystem {
+    /// The attributes of `.boxfs\status` or `.boxfs\retry` at the root, nil for any other name.
+    func controlFileAttributes(parent: UInt64, name: String) -> FileAttributes? {
+        guard parent == Self.rootInode else { return nil }
+        if name == StatusFile.name { return statusFileAttributes }
+        if name == StatusFile.retryName { return statusFileAttributes(inode: StatusFile.retryInode) }
+        return nil
+    }
+
     /// The status file's attributes: read-only for everyone, size 0 (read with direct I/O).
-    var statusFileAttributes: FileAttributes {
+    var statusFileAttributes: FileAttributes { statusFileAttributes(inode: StatusFile.inode) }
+
+    func statusFileAttributes(inode: UInt64) -> FileAttributes {
         let now = Date()
         return FileAttributes(
-            inode: StatusFile.inode, kind: .file, size: 0, modified: now, changed: now, created: mountedAt, accessed: now,
+            inode: inode, kind: .file, size: 0, modified: now, changed: now, created: mountedAt, accessed: now,
             permissions: 0o444, uid: options.uid, gid: options.gid)
     }
 
@@ -48,6 +62,22 @@ extension FileSystem {
     func openStatusFile(mode: OpenMode, truncate: Bool) async throws(FSError) -> OpenedFile {
         guard mode == .readOnly, !truncate else { throw FSError(EACCES, "\(StatusFile.name) is read-only") }
         let snapshot = await statusReport().encoded()
+        return snapshotOpened(snapshot)
+    }
+
+    /// Opens the retry file: every waiting upload is tried now; reads `{"retried":N}`.
+    func openRetryFile(mode: OpenMode, truncate: Bool) async throws(FSError) -> OpenedFile {
+        guard mode == .readOnly, !truncate else { throw FSError(EACCES, "\(StatusFile.retryName) is read-only") }
+        let retried = await writeBack?.uploader.retryNow() ?? 0
+        return snapshotOpened(Data("{\"retried\":\(retried)}".utf8))
+    }
+
+    /// Uploads parked by a rejected token go again as soon as a new token is read.
+    public func retryUploads() async {
+        await writeBack?.uploader.retryNow()
+    }
+
+    private func snapshotOpened(_ snapshot: Data) -> OpenedFile {
         var opened = OpenedFile(handle: handles.withLock { $0.open(.snapshot(snapshot)) }, keepCache: false)
         opened.directIO = true
         return opened

@@ -6,12 +6,16 @@ import WriteBack
 /// so the command needs no socket and sees exactly the mounts its user can see.
 public struct StatusReport: Codable, Sendable, Equatable {
     public struct Upload: Codable, Sendable, Equatable {
+        /// The file's path below the mount's root (`docs/report.txt`), or its name alone when the
+        /// mount no longer knows its folder.
         public var name: String
         public var state: String
         public var bytesSent: Int64
         public var bytesTotal: Int64
         public var attempts: Int
         public var lastError: String?
+        /// When a parked or backing-off upload is tried next.
+        public var nextAttempt: Date?
     }
 
     public struct ErrorLine: Codable, Sendable, Equatable {
@@ -25,6 +29,11 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var uploading: Int
     public var uploads: [Upload]
     public var recentErrors: [ErrorLine]
+    /// Since when Box cannot be reached, and why (nil while it answers).
+    public var offlineSince: Date?
+    public var offlineReason: String?
+    /// Where the daemon writes its log (a file, "syslog", or "stderr").
+    public var log: String?
 
     public static func decode(_ data: Data) throws -> StatusReport {
         let decoder = JSONDecoder()
@@ -44,22 +53,28 @@ public struct StatusReport: Codable, Sendable, Equatable {
 
 extension FileSystem {
     public func statusReport() async -> StatusReport {
+        let offline = client.connectivity.offline
         guard let writeBack else {
-            return StatusReport(readOnly: true, pending: 0, uploading: 0, uploads: [], recentErrors: [])
+            return StatusReport(
+                readOnly: true, pending: 0, uploading: 0, uploads: [], recentErrors: [], offlineSince: offline?.since,
+                offlineReason: offline?.reason, log: options.logDestination)
         }
         let status = await writeBack.uploader.status()
         let uploads = status.entries.map { entry in
             // Before its first attempt the uploader has not measured the file: the local size is it.
             let size = entry.bytesTotal > 0 ? entry.bytesTotal : locals.withLock { $0.file(entryID: entry.id)?.item.size } ?? 0
+            let folder = tree.withLock { $0.path(ofFolderID: entry.target.parentID) }
+            let path = folder.map { $0.isEmpty ? entry.target.name : $0 + "/" + entry.target.name } ?? entry.target.name
             return StatusReport.Upload(
-                name: entry.target.name, state: entry.state, bytesSent: entry.bytesSent, bytesTotal: size,
-                attempts: entry.attempts, lastError: entry.lastError)
+                name: path, state: entry.state, bytesSent: entry.bytesSent, bytesTotal: size,
+                attempts: entry.attempts, lastError: entry.lastError, nextAttempt: entry.nextAttempt)
         }
         let errors = status.recentErrors.map {
             StatusReport.ErrorLine(date: $0.date, name: $0.name, message: $0.failure.summary)
         }
         return StatusReport(
             readOnly: false, pending: status.pendingCount, uploading: status.runningCount, uploads: uploads,
-            recentErrors: errors)
+            recentErrors: errors, offlineSince: offline?.since, offlineReason: offline?.reason,
+            log: options.logDestination)
     }
 }

@@ -60,9 +60,28 @@ public final class FUSEMount: @unchecked Sendable {
     /// Asks the kernel for the mount. When this returns, the mount exists and requests queue up
     /// until `run()` serves them.
     public func mount() throws {
-        guard fuse_session_mount(session, mountpoint) == 0 else {
-            throw MountError(description: "cannot mount on \(mountpoint) (is it an existing, empty folder, and is /dev/fuse usable?)")
+        // libfuse and fusermount3 say why a mount failed on stderr only (which a background daemon
+        // does not have): it is caught here and becomes the mount's one-line error.
+        let capture = StderrCapture()
+        let result = fuse_session_mount(session, mountpoint)
+        let said = capture.finish(replay: result == 0)
+        guard result == 0 else {
+            guard let reason = said.split(separator: "\n").last(where: { !$0.isEmpty }) else {
+                throw MountError(description: "cannot mount on \(mountpoint) (is it an existing, empty folder, and is /dev/fuse usable?)")
+            }
+            throw MountError(description: "cannot mount on \(mountpoint): \(reason)\(Self.advice(for: String(reason)))")
         }
+    }
+
+    /// What to do about the failures fusermount3 reports for users other than root.
+    static func advice(for reason: String) -> String {
+        if reason.contains("user_allow_other") {
+            return " (as root, add the line user_allow_other to /etc/fuse.conf, or mount without allow_other)"
+        }
+        if reason.contains("/dev/fuse") {
+            return " (the user needs read and write access to /dev/fuse; in a container, pass the device in)"
+        }
+        return ""
     }
 
     /// Serves requests until the filesystem is unmounted. Returns libfuse's result (0 when clean).

@@ -7,14 +7,18 @@ import Foundation
 /// setting, and a filesystem cannot set it from `init`, so it is written after the mount exists.
 /// The device is found in /proc/self/mountinfo, without touching the mount itself.
 public enum KernelReadAhead {
-    /// Sets `kilobytes` of read-ahead on the mount at `mountpoint`; returns false if it could not.
+    /// Sets `kilobytes` of read-ahead on the mount at `mountpoint`; returns the read-ahead the
+    /// kernel then reports (it keeps FUSE mounts at no more than 1024 KiB, whatever is asked), or
+    /// nil if it could not be set.
     @discardableResult
-    public static func set(kilobytes: Int, mountpoint: String) -> Bool {
-        guard let device = device(of: mountpoint) else { return false }
+    public static func set(kilobytes: Int, mountpoint: String) -> Int? {
+        guard let device = device(of: mountpoint) else { return nil }
         let path = "/sys/class/bdi/\(device)/read_ahead_kb"
-        guard let handle = FileHandle(forWritingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        return (try? handle.write(contentsOf: Data("\(kilobytes)\n".utf8))) != nil
+        guard let handle = FileHandle(forWritingAtPath: path) else { return nil }
+        let written = (try? handle.write(contentsOf: Data("\(kilobytes)\n".utf8))) != nil
+        try? handle.close()
+        guard written, let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// "major:minor" of the filesystem mounted at `mountpoint` (the last such mount).

@@ -163,6 +163,12 @@ public final class BlockStore: Sendable {
         await writer?.waitForRoom()
     }
 
+    /// Frees at least `bytes` of disk by evicting cached blocks, for a write that found the disk
+    /// full; returns false when the disk cache had nothing to give.
+    public func giveWay(_ bytes: Int64) -> Bool {
+        (disk?.giveWay(bytes) ?? 0) > 0
+    }
+
     /// Forgets every block of a file (all versions), in memory and on disk, and that any was verified: used
     /// when its bytes proved wrong.
     public func drop(fileID: String) {

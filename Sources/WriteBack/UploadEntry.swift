@@ -48,9 +48,12 @@ public struct UploadEntry: Sendable, Equatable {
 /// The one error type of this module.
 public struct WriteBackError: Error, Sendable, CustomStringConvertible {
     public var message: String
+    /// The journal's disk is full (SQLite's SQLITE_FULL): the change has no room on this machine.
+    public var diskFull: Bool
 
-    public init(_ message: String) {
+    public init(_ message: String, diskFull: Bool = false) {
         self.message = message
+        self.diskFull = diskFull
     }
 
     public var description: String { "write-back: \(message)" }

@@ -117,7 +117,10 @@ public final class UploadJournal: Sendable {
     }
 
     func write<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try database.write(body) } catch { throw WriteBackError("journal write failed: \(error)") }
+        do { return try database.write(body) } catch {
+            let full = (error as? DatabaseError)?.resultCode == .SQLITE_FULL
+            throw WriteBackError("journal write failed: \(error)", diskFull: full)
+        }
     }
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {

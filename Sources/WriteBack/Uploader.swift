@@ -122,6 +122,20 @@ public actor Uploader {
         return landedAfterDiscard.removeValue(forKey: id)
     }
 
+    /// Tries every parked or backing-off upload now (`boxfs retry`, or a new token); returns how many.
+    @discardableResult
+    public func retryNow() -> Int {
+        let due = machines.filter { _, machine in
+            switch machine.phase {
+            case .parked, .retrying: !machine.isOpen
+            default: false
+            }
+        }.keys
+        if !due.isEmpty { logger.notice("trying \(due.count) waiting upload(s) again now") }
+        for id in due { feed(id, .drain(now: now())) }
+        return due.count
+    }
+
     /// Sends everything now (skipping delays; parked entries get one more try) and waits until no
     /// upload is under way or `timeout` has passed. Returns the entries still pending, which stay
     /// journaled for the next start.

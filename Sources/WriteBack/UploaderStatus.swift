@@ -28,6 +28,8 @@ public struct UploaderStatus: Sendable, Equatable {
         public var bytesTotal: Int64
         public var attempts: Int
         public var lastError: String?
+        /// When a parked or backing-off upload is tried next (`boxfs retry` tries it now).
+        public var nextAttempt: Date?
     }
 
     public struct ErrorRecord: Sendable, Equatable {

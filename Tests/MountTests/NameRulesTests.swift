@@ -14,14 +14,35 @@ final class NameRulesTests: WriteTestCase {
         for name in Self.refused {
             try fail(["touch", mount.path(name)], with: "Invalid argument")
             try fail(["mkdir", mount.path(name)], with: "Invalid argument")
-            // rename(2) itself: GNU mv words EINVAL from rename as "a subdirectory of itself".
+            // rename(2) is EPERM: GNU mv words EINVAL from rename as "a subdirectory of itself".
             try fail(["python3", "-c", "import os, sys; os.rename(sys.argv[1], sys.argv[2])", mount.path("ok.txt"),
-                      mount.path(name)], with: "Invalid argument")
+                      mount.path(name)], with: "Operation not permitted")
         }
-        let log = try requests().after(before)
-        XCTAssertTrue(log.writes.isEmpty, "no Box call tried these names\n\(log.summary)")
+        let moved = try Shell.run(["mv", mount.path("ok.txt"), mount.path("ok.txt ")])
+        XCTAssertNotEqual(moved.status, 0)
+        XCTAssertTrue(moved.stderr.contains("Operation not permitted"), moved.stderr)
+        XCTAssertFalse(moved.stderr.contains("subdirectory of itself"), moved.stderr)
+        // The reason is in the log at the default level.
+        let log = try String(contentsOf: try XCTUnwrap(daemonLogs.first), encoding: .utf8)
+        XCTAssertTrue(log.contains("Box refuses names ending in a space"), log)
+        let requestLog = try requests().after(before)
+        XCTAssertTrue(requestLog.writes.isEmpty, "no Box call tried these names\n\(requestLog.summary)")
         XCTAssertEqual(try boxNames(in: ""), ["ok.txt"])
         XCTAssertEqual(try succeed(["ls", mount.mountpoint.path]), "ok.txt\n")
+    }
+
+    func testANameOnlyBoxRefusesIsExplainedInTheLogAndMvSaysNothingAboutSubdirectories() async throws {
+        let mount = try await startAndMount(texts: ["ok.txt": "fine\n"])
+        try succeed(["mkdir", mount.path("dir")])
+        try api.addFault(["path_prefix": "/2.0/", "method": "PUT", "error_status": 400, "error_code": "item_name_invalid"])
+        let moved = try Shell.run(["mv", mount.path("dir"), mount.path("renamed")])
+        XCTAssertNotEqual(moved.status, 0)
+        XCTAssertTrue(moved.stderr.contains("Operation not permitted"), moved.stderr)
+        XCTAssertFalse(moved.stderr.contains("subdirectory of itself"), moved.stderr)
+        try api.addFault(["path_prefix": "/2.0/folders", "method": "POST", "error_status": 400, "error_code": "item_name_invalid"])
+        try fail(["mkdir", mount.path("other")], with: "Invalid argument")
+        let log = try String(contentsOf: try XCTUnwrap(daemonLogs.first), encoding: .utf8)
+        XCTAssertEqual(log.components(separatedBy: "Box refused the name").count - 1, 2, log)
     }
 
     func testNamesLongerThan255BytesAreENAMETOOLONG() async throws {

@@ -65,6 +65,13 @@ final class SharedLinkMountTests: MountTestCase {
         }
         let mountLine = try String(contentsOfFile: "/proc/mounts", encoding: .utf8).split(separator: "\n")
             .first { $0.split(separator: " ").dropFirst().first.map(String.init) == mount.mountpoint.path }
+        let linkToken = String(share.url.split(separator: "/").last!)
+        let daemons = MountFixture.daemonPIDs(for: mount.mountpoint.path)
+        XCTAssertEqual(daemons.count, 1)
+        for pid in daemons {
+            let arguments = try String(decoding: Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")), as: UTF8.self)
+            XCTAssertFalse(arguments.contains(linkToken), "the link's token stays out of ps: \(arguments)")
+        }
         let flags = try XCTUnwrap(mountLine?.split(separator: " ").dropFirst(3).first).split(separator: ",")
         XCTAssertTrue(flags.contains("ro"), "the kernel mount is read-only: \(mountLine ?? "")")
         XCTAssertFalse(mountLine?.contains(String(share.url.split(separator: "/").last!)) ?? true,

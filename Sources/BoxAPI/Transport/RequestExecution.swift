@@ -32,7 +32,17 @@ extension BoxClient {
             let failure: RetryPolicy.Failure
             var error: BoxAPIError
             do {
-                let response = try await http.send(httpRequest(for: request, token: token))
+                let started = ContinuousClock.now
+                let response: HTTPResponse
+                do {
+                    response = try await http.send(httpRequest(for: request, token: token))
+                } catch let transportError as HTTPError {
+                    if !Task.isCancelled { connectivity.unreachable(transportError.description) }
+                    logger.debug("\(request.logDescription) failed after \(Self.milliseconds(since: started)) ms: \(transportError)")
+                    throw transportError
+                }
+                connectivity.reached()
+                logger.debug("\(request.logDescription) \(response.status) \(Self.milliseconds(since: started)) ms")
                 if request.acceptedStatuses.contains(response.status) { return response }
                 if response.status == 401, let sent = token, !askedForNewToken, Self.rejectsToken(response) {
                     askedForNewToken = true
@@ -80,6 +90,11 @@ extension BoxClient {
             try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
             waited += delay
         }
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let elapsed = ContinuousClock.now - start
+        return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
     }
 
     /// Decodes a JSON answer into a DTO.

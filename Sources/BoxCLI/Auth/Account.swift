@@ -12,6 +12,8 @@ struct Account: Sendable {
     var label: String
     /// What the user can do when Box rejects the token and no other one can be had.
     var rejectedTokenAdvice: String
+    /// The token file read again when Box rejects its token (`-o token_file=PATH`).
+    var tokenFile: TokenFileSource?
 
     static let developerTokenAdvice =
         "developer tokens expire after 60 minutes and cannot be refreshed; get a new one from the Box developer "

@@ -15,7 +15,15 @@ enum AccountResolver {
     ) throws -> Account {
         let directory = ConfigDirectory.current(environment)
         if let path = options.tokenFile {
-            return developerToken(try TokenLoader.read(file: path), label: "token file")
+            let token = try TokenLoader.read(file: path)
+            let source = TokenFileSource(path: path) { try TokenLoader.read(file: path) }
+            let authenticator = Authenticator(
+                source: source, initial: TokenInfo(accessToken: token, expiresAt: nil), logger: logger)
+            return Account(
+                tokens: authenticator, label: "token file",
+                rejectedTokenAdvice: "developer tokens expire after 60 minutes and cannot be refreshed; put a new token in "
+                    + "\(path) (a running mount reads it again), or sign in once with `boxfs login`",
+                tokenFile: source)
         }
         if let name = options.profile {
             guard let profile = try Profile.load(name, from: directory) else {

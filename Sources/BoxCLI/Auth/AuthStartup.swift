@@ -23,6 +23,20 @@ enum AuthStartup {
                 description: "Box refused to act as user \(asUser ?? "") (403 \(error.authError ?? error.code ?? "forbidden")): "
                     + "As-User needs an admin or a service account allowed to act as users, and an active user "
                     + "of the same enterprise")
+        } catch let error as BoxAPIError where notBoxLike(error) {
+            let answer = if case .decoding = error.kind { "an answer that is not Box's JSON" } else { "HTTP \(error.status)" }
+            throw StartupError(
+                description: "\(probe.endpoints.apiBase) does not answer like a Box API (\(answer) for /2.0/users/me): "
+                    + "check -o endpoint (a Box-compatible server's base URL, e.g. https://api.box.com)")
+        }
+    }
+
+    /// Answers a Box API never gives to `GET /2.0/users/me` with a working token: the endpoint is
+    /// some other server (a web page, a wrong path, another API).
+    private static func notBoxLike(_ error: BoxAPIError) -> Bool {
+        switch error.kind {
+        case .notFound, .badRequest, .unexpectedStatus, .decoding, .conflict, .preconditionFailed: true
+        default: false
         }
     }
 

@@ -61,7 +61,7 @@ final class FaultInjector: Sendable {
                     rule.burst429 -= 1
                     decision.error = .rateLimited(retryAfter: rule.retryAfterSeconds)
                 } else if decision.error == nil, let status = rule.errorStatus, Double.random(in: 0..<1) < rule.errorRate {
-                    decision.error = .injected(status: status, retryAfter: rule.retryAfterSeconds)
+                    decision.error = .injected(status: status, code: rule.errorCode, retryAfter: rule.retryAfterSeconds)
                 }
                 if decision.cut == nil, let rate = rule.cutRate, Double.random(in: 0..<1) < rate {
                     decision.cut = .init(phase: rule.cutPhases.randomElement()!, afterBytes: rule.cutAfterBytes)
@@ -92,8 +92,8 @@ extension BoxError {
     }
 
     /// An injected error status, with the code Box uses for it.
-    static func injected(status: Int, retryAfter: Int) -> BoxError {
-        let (code, message): (String, String) = switch status {
+    static func injected(status: Int, code given: String? = nil, retryAfter: Int) -> BoxError {
+        var (code, message): (String, String) = switch status {
         case 429: ("rate_limit_exceeded", "Request rate limit exceeded, please try again later")
         case 500: ("internal_server_error", "Internal Server Error")
         case 502: ("bad_gateway", "Bad Gateway")
@@ -101,6 +101,7 @@ extension BoxError {
         case 504: ("gateway_timeout", "Gateway Timeout")
         default: ("injected_fault", "Injected fault")
         }
+        if let given { (code, message) = (given, "Injected fault: \(given)") }
         var error = BoxError(status: .init(code: status), code: code, message: message)
         if status == 429 || status == 503 { error.headers[.retryAfter] = String(retryAfter) }
         return error

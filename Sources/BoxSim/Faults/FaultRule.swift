@@ -21,6 +21,8 @@ struct FaultRule: Sendable {
     /// Answer this status (with Box's error body) for a share of the requests instead of handling them.
     var errorStatus: Int?
     var errorRate: Double = 1
+    /// The Box error `code` of that answer (default: the one Box uses for the status).
+    var errorCode: String?
     /// Answer 429 `rate_limit_exceeded` with `Retry-After` to the next N matching requests.
     var burst429: Int = 0
     var retryAfterSeconds: Int = 1
@@ -56,6 +58,7 @@ struct FaultRule: Sendable {
         latencyMilliseconds = (json["latency_ms"] as? NSNumber)?.intValue ?? 0
         errorStatus = (json["error_status"] as? NSNumber)?.intValue
         errorRate = (json["error_rate"] as? NSNumber)?.doubleValue ?? 1
+        errorCode = json["error_code"] as? String
         burst429 = (json["burst_429"] as? NSNumber)?.intValue ?? 0
         retryAfterSeconds = (json["retry_after"] as? NSNumber)?.intValue ?? 1
         cutAfterBytes = (json["cut_after_bytes"] as? NSNumber)?.int64Value
@@ -98,7 +101,7 @@ struct FaultRule: Sendable {
         return .object([
             ("id", .int(Int64(id))), ("path_prefix", .string(pathPrefix)), ("method", .string(method)),
             ("latency_ms", .int(Int64(latencyMilliseconds))), ("error_status", int(errorStatus.map(Int64.init))),
-            ("error_rate", .double(errorRate)), ("burst_429", .int(Int64(burst429))),
+            ("error_rate", .double(errorRate)), ("error_code", .string(errorCode)), ("burst_429", .int(Int64(burst429))),
             ("retry_after", .int(Int64(retryAfterSeconds))),
             ("cut_rate", double(cutRate)),
             ("cut_phase", .string(cutRate == nil ? nil

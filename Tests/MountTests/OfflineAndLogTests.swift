@@ -1,0 +1,62 @@
+import BoxTestSupport
+import Foundation
+import XCTest
+
+/// When Box cannot be reached the mount says so, once, in its log and in `boxfs status`; a background
+/// daemon's log lands somewhere readable even without syslog; `-o debug` shows each HTTP request.
+final class OfflineAndLogTests: WriteTestCase {
+    private func log(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
+
+    func testUnreachableBoxIsLoggedOnceAndShownInStatusUntilItAnswersAgain() async throws {
+        let sim = try await startBoxSim(texts: ["a.txt": "a\n", "sub/b.txt": "b\n", "sub2/c.txt": "c\n"])
+        let fixture = try mountWritable()
+        let logFile = try XCTUnwrap(daemonLogs.last)
+        try api.addFault(["path_prefix": "/2.0/", "cut_after_bytes": 0])
+        let failed = try Shell.run(["ls", fixture.path("sub")])
+        XCTAssertNotEqual(failed.status, 0)
+        XCTAssertTrue(failed.stderr.contains("Input/output error"), failed.stderr)
+        XCTAssertNotEqual(try Shell.run(["ls", fixture.path("sub2")]).status, 0)
+        let binary = try MountFixture.locateBinary().path
+        let status = try succeed([binary, "status", fixture.mountpoint.path])
+        XCTAssertTrue(status.contains("offline since "), status)
+        let json = try succeed([binary, "status", "--json", fixture.mountpoint.path])
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        XCTAssertNotNil(object["offline_since"] as? String, json)
+        XCTAssertEqual(log(logFile).components(separatedBy: "Box is unreachable").count - 1, 1, log(logFile))
+
+        try api.clearFaults()
+        XCTAssertEqual(try succeed(["ls", fixture.path("sub")]), "b.txt\n")
+        XCTAssertEqual(try succeed(["ls", fixture.path("sub2")]), "c.txt\n")
+        XCTAssertFalse(try succeed([binary, "status", fixture.mountpoint.path]).contains("offline"))
+        XCTAssertEqual(log(logFile).components(separatedBy: "Box answers again").count - 1, 1, log(logFile))
+        _ = sim
+    }
+
+    func testWithoutSyslogABackgroundDaemonLogsToAFileUnderCacheDirThatStatusNames() async throws {
+        var device = stat()
+        if stat("/dev/log", &device) == 0 { throw XCTSkip("this machine has syslog at /dev/log") }
+        let sim = try await startBoxSim(texts: ["a.txt": "a\n"])
+        let cache = try makeTemporaryDirectory("boxfs-logcache")
+        let fixture = try MountFixture.mount(sim, options: ["cache_dir=\(cache.path)"])
+        defer { fixture.unmount() }
+        let name = fixture.mountpoint.path.split(separator: "/").joined(separator: "-") + ".log"
+        let logFile = cache.appendingPathComponent("logs").appendingPathComponent(name)
+        try await Poll.until("the log says the mount is ready", timeout: 20) { () -> Bool? in
+            log(logFile).contains("mounted box: on \(fixture.mountpoint.path)") ? true : nil
+        }
+        let status = try succeed([try MountFixture.locateBinary().path, "status", fixture.mountpoint.path])
+        XCTAssertTrue(status.contains("log: \(logFile.path)"), status)
+    }
+
+    func testDebugLogsEachHTTPRequestWithoutSecrets() async throws {
+        let sim = try await startBoxSim(texts: ["a.txt": "a\n"])
+        let fixture = try mountWritable(options: ["debug"])
+        XCTAssertEqual(try succeed(["cat", fixture.path("a.txt")]), "a\n")
+        let text = log(try XCTUnwrap(daemonLogs.last))
+        XCTAssertTrue(
+            text.range(of: #"GET /2\.0/folders/0/items 200 \d+ ms"#, options: .regularExpression) != nil, text)
+        XCTAssertTrue(text.range(of: #"GET <download location> 20[06] \d+ ms"#, options: .regularExpression) != nil, text)
+        XCTAssertFalse(text.contains(sim.developerToken), "no token in the log")
+        XCTAssertFalse(text.contains("/dl/"), "no pre-signed download URL in the log")
+    }
+}
