@@ -62,10 +62,12 @@ struct MultipartParser {
                     continue scan
                 }
                 // Transport padding (spaces, tabs) may precede the CRLF.
+                // The limits hold however the bytes were split into reads.
                 guard let lineEnd = find([13, 10], from: cursor) else {
                     if pending.count - cursor > 1024 { throw Malformed(reason: "bad delimiter line") }
                     break scan
                 }
+                if lineEnd - cursor > 1024 { throw Malformed(reason: "bad delimiter line") }
                 cursor = lineEnd + 2
                 state = .headers
             case .headers:
@@ -79,6 +81,7 @@ struct MultipartParser {
                     if pending.count - cursor > Self.maxHeaderBytes { throw Malformed(reason: "part headers too long") }
                     break scan
                 }
+                if end - cursor > Self.maxHeaderBytes { throw Malformed(reason: "part headers too long") }
                 events.append(.part(headers: Self.parseHeaders(pending[cursor..<end])))
                 cursor = end + 4
                 state = .body
