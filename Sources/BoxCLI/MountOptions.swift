@@ -1,3 +1,4 @@
+import BoxAPI
 import Foundation
 
 /// The `-o` options of `mount.boxfs`, parsed and checked before anything touches the network.
@@ -42,6 +43,9 @@ public struct MountOptions: Equatable, Sendable {
 
     public struct ParseError: Error, CustomStringConvertible, Equatable {
         public let description: String
+
+        /// One line, whatever the option's text held.
+        init(description: String) { self.description = description.oneLine }
     }
 
     static let ignored: Set<String> = [
@@ -49,6 +53,10 @@ public struct MountOptions: Equatable, Sendable {
         "relatime", "norelatime", "strictatime", "nostrictatime", "lazytime", "nolazytime", "nodiratime", "diratime",
     ]
     static let kernel: Set<String> = ["nosuid", "suid", "nodev", "dev", "noexec", "exec", "noatime", "atime", "sync", "async", "dirsync"]
+
+    /// The longest time any seconds option takes (a year): the daemon turns them into durations and
+    /// milliseconds, which a value like 1e300 would overflow.
+    static let maximumSeconds: Double = 365 * 86_400
 
     public init() {}
 
@@ -74,7 +82,9 @@ public struct MountOptions: Equatable, Sendable {
         }
         func seconds() throws(ParseError) -> Double {
             let parsed = try number(Double.self)
-            guard parsed >= 0, parsed.isFinite else { throw ParseError(description: "option '\(key)' must be 0 or more seconds") }
+            guard parsed >= 0, parsed <= Self.maximumSeconds else {
+                throw ParseError(description: "option '\(key)' must be 0 to \(Int(Self.maximumSeconds)) seconds")
+            }
             return parsed
         }
         switch key {
@@ -103,7 +113,9 @@ public struct MountOptions: Equatable, Sendable {
                 throw ParseError(description: "option 'cache_size': '\(text)' is not a size like 512M or 4G")
             }
             cacheSize = bytes
-        case "read_ahead_kb": readAheadKilobytes = try number(Int.self)
+        case "read_ahead_kb":
+            readAheadKilobytes = try number(Int.self)
+            guard readAheadKilobytes >= 0 else { throw ParseError(description: "option 'read_ahead_kb' must be 0 or more") }
         case "write_back_delay": writeBackDelay = try seconds()
         case "upload_wait": uploadWait = try seconds()
         case "cache":
@@ -114,7 +126,7 @@ public struct MountOptions: Equatable, Sendable {
         case "profile": profile = try required()
         case "as_user":
             let id = try required()
-            guard id.allSatisfy(\.isNumber) else { throw ParseError(description: "option 'as_user': '\(id)' is not a Box user id") }
+            guard id.allSatisfy({ $0.isASCII && $0.isNumber }) else { throw ParseError(description: "option 'as_user': '\(id)' is not a Box user id") }
             asUser = id
         case "token_store":
             let kind = try required()
