@@ -3,6 +3,10 @@ import Foundation
 /// An incremental `multipart/form-data` parser (RFC 7578): bytes go in as they arrive, events come out.
 /// Only a short tail (at most the delimiter length) is held back, so part bodies stream through without
 /// being buffered whole. Used by one task at a time.
+///
+/// Kept rather than replaced by a multipart library: it is small, holds at most a delimiter's length
+/// plus one header block, answers Box-shaped 400s through `Malformed`, and `MultipartFuzzTests` checks it
+/// against generated bodies split into reads at random.
 struct MultipartParser {
     enum Event: Equatable {
         /// A part begins; header names are lower-cased.
