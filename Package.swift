@@ -105,6 +105,10 @@ let package = Package(
         .testTarget(name: "MountTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "BlockCacheTests", dependencies: ["BlockCache"], swiftSettings: strict),
         .testTarget(name: "TransfersTests", dependencies: ["Transfers", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
+        // Seeded fuzzing of every parser that takes outside input (docs/TESTING.md, "Fuzzing").
+        .testTarget(name: "FuzzTests", dependencies: [
+            "BoxAPI", "BoxAuth", "CurlHTTP", "BoxCLI", "BoxSim",
+        ], swiftSettings: strict),
         // Pure rules of the filesystem core, tested without a mount.
         .testTarget(name: "BoxFSTests", dependencies: ["BoxFS", "BoxAPI"], swiftSettings: strict),
     ]

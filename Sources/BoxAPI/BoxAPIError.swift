@@ -108,6 +108,6 @@ public struct BoxAPIError: Error, Sendable, CustomStringConvertible {
             if let retryAfter { text += "; retry after \(retryAfter) s" }
         }
         if let requestID { text += " [request id \(requestID)]" }
-        return text
+        return text.oneLine
     }
 }

@@ -34,16 +34,22 @@ final class RangeBodyAdapter: HTTPBodySink {
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        // Saturating: a `Content-Range` may name any offset up to Int64.max, and the body goes on from there.
         let start = position.withLock { position -> Int64 in
-            defer { position.next += Int64(bytes.count) }
+            defer { position.next = Self.adding(position.next, bytes.count) }
             return position.next
         }
-        let from = max(start, range.lowerBound), to = min(start + Int64(bytes.count), range.upperBound)
+        let from = max(start, range.lowerBound), to = min(Self.adding(start, bytes.count), range.upperBound)
         guard from < to else { return true }
         let piece = UnsafeRawBufferPointer(rebasing: bytes[Int(from - start)..<Int(to - start)])
         guard sink.receive(piece, at: from) else { return false }
         position.withLock { $0.delivered += to - from }
         return true
+    }
+
+    private static func adding(_ offset: Int64, _ count: Int) -> Int64 {
+        let (sum, overflow) = offset.addingReportingOverflow(Int64(count))
+        return overflow ? .max : sum
     }
 
     /// `a` of `bytes a-b/c`.

@@ -38,13 +38,14 @@ public struct BearerChallenge: Sendable, Equatable {
 }
 
 /// A small scanner for the challenge grammar: `scheme [token68 | name=value *("," name=value)]`,
-/// with several challenges separated by commas.
+/// with several challenges separated by commas. It reads Unicode scalars, not Characters: a combining
+/// mark after a quote would otherwise join it into one Character that is not a quote.
 private struct ChallengeScanner {
-    private let chars: [Character]
+    private let chars: [Unicode.Scalar]
     private var index = 0
 
     init(_ text: String) {
-        chars = Array(text)
+        chars = Array(text.unicodeScalars)
     }
 
     /// Finds the `Bearer` scheme (case-insensitive) and returns its parameters.
@@ -81,26 +82,26 @@ private struct ChallengeScanner {
     private mutating func readValue() -> String {
         guard index < chars.count, chars[index] == "\"" else { return readToken() }
         index += 1
-        var value = ""
+        var value = String.UnicodeScalarView()
         while index < chars.count, chars[index] != "\"" {
             if chars[index] == "\\", index + 1 < chars.count { index += 1 }
             value.append(chars[index])
             index += 1
         }
         index += 1  // closing quote
-        return value
+        return String(value)
     }
 
     private mutating func readToken() -> String {
-        var token = ""
-        while index < chars.count, !" ,=\t\"".contains(chars[index]) {
+        var token = String.UnicodeScalarView()
+        while index < chars.count, !" ,=\t\"".unicodeScalars.contains(chars[index]) {
             token.append(chars[index])
             index += 1
         }
-        return token
+        return String(token)
     }
 
-    private mutating func skip(while predicate: (Character) -> Bool) {
+    private mutating func skip(while predicate: (Unicode.Scalar) -> Bool) {
         while index < chars.count, predicate(chars[index]) { index += 1 }
     }
 }

@@ -174,6 +174,9 @@ struct MountDaemon {
 struct StartupError: Error, CustomStringConvertible {
     let description: String
 
+    /// One line, whatever the text it quotes held.
+    init(description: String) { self.description = description.oneLine }
+
     /// One clear line for any error that stops a mount: never a stack trace, never a secret.
     static func describe(_ error: any Error, endpoint: String) -> String {
         guard let api = error as? BoxAPIError else { return "\(error)" }

@@ -1,3 +1,4 @@
+import BoxAPI
 import Foundation
 
 /// The `-o` options of `mount.boxfs`, parsed and checked before anything touches the network.
@@ -51,6 +52,9 @@ public struct MountOptions: Equatable, Sendable {
 
     public struct ParseError: Error, CustomStringConvertible, Equatable {
         public let description: String
+
+        /// One line, whatever the option's text held.
+        init(description: String) { self.description = description.oneLine }
     }
 
     static let ignored: Set<String> = [
@@ -62,6 +66,10 @@ public struct MountOptions: Equatable, Sendable {
     /// The kernel keeps a FUSE mount's read-ahead at most at the `max_readahead` the daemon
     /// negotiates (1 MiB, FUSE's largest request): a larger `read_ahead_kb` would silently be 1024.
     static let maximumReadAheadKilobytes = 1024
+
+    /// The longest time any seconds option takes (a year): the daemon turns them into durations and
+    /// milliseconds, which a value like 1e300 would overflow.
+    static let maximumSeconds: Double = 365 * 86_400
 
     public init() {}
 
@@ -94,7 +102,9 @@ public struct MountOptions: Equatable, Sendable {
         }
         func seconds() throws(ParseError) -> Double {
             let parsed = try number(Double.self)
-            guard parsed >= 0, parsed.isFinite else { throw ParseError(description: "option '\(key)' must be 0 or more seconds") }
+            guard parsed >= 0, parsed <= Self.maximumSeconds else {
+                throw ParseError(description: "option '\(key)' must be 0 to \(Int(Self.maximumSeconds)) seconds")
+            }
             return parsed
         }
         switch key {
@@ -134,6 +144,7 @@ public struct MountOptions: Equatable, Sendable {
             cacheMinimumFree = bytes
         case "read_ahead_kb":
             let kilobytes = try number(Int.self)
+            guard kilobytes >= 0 else { throw ParseError(description: "option 'read_ahead_kb' must be 0 or more") }
             guard (0...Self.maximumReadAheadKilobytes).contains(kilobytes) else {
                 throw ParseError(description: """
                     option 'read_ahead_kb': \(kilobytes) is more than the kernel lets a FUSE mount read ahead \
@@ -151,7 +162,7 @@ public struct MountOptions: Equatable, Sendable {
         case "profile": profile = try required()
         case "as_user":
             let id = try required()
-            guard id.allSatisfy(\.isNumber) else { throw ParseError(description: "option 'as_user': '\(id)' is not a Box user id") }
+            guard id.allSatisfy({ $0.isASCII && $0.isNumber }) else { throw ParseError(description: "option 'as_user': '\(id)' is not a Box user id") }
             asUser = id
         case "token_store":
             let kind = try required()

@@ -38,6 +38,11 @@ struct ResponseReceiver {
             line.removeLast()
         }
         guard !line.isEmpty else { return }  // the blank line ending a head
+        if line.contains(where: \.isNewline) {
+            // A bare CR inside a line (RFC 9112 §2.2 allows replacing it with a space): no field keeps a
+            // line break to carry into a log line or a request.
+            line = Substring(String(line.map { $0.isNewline ? " " : $0 }))
+        }
         if line.hasPrefix("HTTP/") {
             let parts = line.split(separator: " ", maxSplits: 2)
             status = parts.count >= 2 ? Int(parts[1]) ?? 0 : 0

@@ -1,12 +1,21 @@
 import Foundation
 
-/// The `Retry-After` header: delay-seconds or an HTTP-date (RFC 9110 §10.2.3), as seconds from now.
+/// The `Retry-After` header: delay-seconds or an HTTP-date (RFC 9110 §10.2.3), as seconds from now,
+/// at most `maximum`: every sleep in the client can take the answer (a wait of 1e300 s would trap).
 public enum RetryAfter {
+    /// The longest wait a `Retry-After` asks for that is taken as it is (a day).
+    public static let maximum: Double = 86_400
+
     public static func seconds(from value: String, now: Date = Date()) -> Double? {
         let text = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(text), seconds.isFinite { return max(0, seconds) }
+        // delay-seconds is digits (a fraction or a minus, meaning now, is tolerated); not Double's
+        // "nan", "inf" or "0x1p3".
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        if !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let seconds = Double(text) {
+            return min(max(0, seconds), maximum)
+        }
         guard let date = httpDate(text) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        return min(max(0, date.timeIntervalSince(now)), maximum)
     }
 
     /// The header of `response`, if it has a usable one.

@@ -9,7 +9,7 @@
 ///   (a 5xx, a lost answer): idempotent ones, and those whose caller recognises its own earlier
 ///   attempt in the repeat's answer (see `BoxRequest.resolvesRepeats`). A 429 proves the request was
 ///   refused before it was applied, so it is retried for every request.
-/// - `Retry-After` is honoured exactly (never shortened); otherwise the wait is exponential
+/// - `Retry-After` is honoured exactly (never shortened; `RetryAfter` caps it at a day); otherwise the wait is exponential
 ///   (`baseDelay × 2^(attempt-1)`, capped at `maxDelay`) with jitter, so that many clients
 ///   failing together do not retry in lockstep.
 /// - Bounded twice: at most `maxAttempts` sends, and at most `maxTotalWait` seconds spent waiting

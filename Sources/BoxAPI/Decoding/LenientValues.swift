@@ -2,9 +2,14 @@ import Foundation
 
 /// Decoding helpers for the places where Box's JSON varies in practice.
 extension KeyedDecodingContainer {
-    /// Box ids are strings; accept a bare integer too.
+    /// Box ids are strings; accept a bare integer too. Never empty.
     func decodeID(forKey key: Key) throws -> String {
-        if let text = try? decode(String.self, forKey: key) { return text }
+        if let text = try? decode(String.self, forKey: key) {
+            guard !text.isEmpty else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "an id is never empty")
+            }
+            return text
+        }
         if let number = try? decode(Int64.self, forKey: key) { return String(number) }
         throw DecodingError.typeMismatch(
             String.self,
@@ -12,8 +17,18 @@ extension KeyedDecodingContainer {
     }
 
     /// A size or quota: an integer, IEEE notation (`1.2318237429383e+31`) or a numeric string.
-    /// Values beyond Int64 are clamped; absent or null gives nil.
-    func decodeLenientInt64IfPresent(forKey key: Key) throws -> Int64? {
+    /// Values beyond Int64 are clamped; absent or null gives nil; below `minimum` is an error (a
+    /// negative size or a part size of 0 would break the arithmetic that trusts them).
+    func decodeLenientInt64IfPresent(forKey key: Key, atLeast minimum: Int64 = 0) throws -> Int64? {
+        guard let value = try decodeAnyInt64IfPresent(forKey: key) else { return nil }
+        guard value >= minimum else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "\(value) is less than \(minimum)")
+        }
+        return value
+    }
+
+    private func decodeAnyInt64IfPresent(forKey key: Key) throws -> Int64? {
         guard contains(key), try !decodeNil(forKey: key) else { return nil }
         if let value = try? decode(Int64.self, forKey: key) { return value }
         if let value = try? decode(Double.self, forKey: key), let clamped = Int64(clamping: value) { return clamped }
@@ -25,8 +40,8 @@ extension KeyedDecodingContainer {
             Int64.self, .init(codingPath: codingPath + [key], debugDescription: "expected a number"))
     }
 
-    func decodeLenientInt64(forKey key: Key) throws -> Int64 {
-        guard let value = try decodeLenientInt64IfPresent(forKey: key) else {
+    func decodeLenientInt64(forKey key: Key, atLeast minimum: Int64 = 0) throws -> Int64 {
+        guard let value = try decodeLenientInt64IfPresent(forKey: key, atLeast: minimum) else {
             throw DecodingError.keyNotFound(
                 key, .init(codingPath: codingPath, debugDescription: "required number is missing or null"))
         }

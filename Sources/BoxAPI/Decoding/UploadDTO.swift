@@ -31,7 +31,7 @@ struct UploadSessionDTO: Decodable {
         let uploadPart = try endpoints.decode(String.self, forKey: .uploadPart)
         session = UploadSession(
             id: try c.decodeID(forKey: .id),
-            partSize: try c.decodeLenientInt64(forKey: .partSize),
+            partSize: try c.decodeLenientInt64(forKey: .partSize, atLeast: 1),
             totalParts: Int(try c.decodeLenientInt64IfPresent(forKey: .totalParts) ?? 0),
             partsProcessed: Int(try c.decodeLenientInt64IfPresent(forKey: .partsProcessed) ?? 0),
             expiresAt: try c.decodeDateIfPresent(forKey: .expiresAt),
@@ -57,7 +57,7 @@ struct UploadPartDTO: Decodable {
         part = UploadPart(
             partID: try c.decodeID(forKey: .partID),
             offset: try c.decodeLenientInt64(forKey: .offset),
-            size: try c.decodeLenientInt64(forKey: .size),
+            size: try c.decodeLenientInt64(forKey: .size, atLeast: 1),
             sha1: try c.decodeIfPresent(String.self, forKey: .sha1)?.lowercased())
     }
 }

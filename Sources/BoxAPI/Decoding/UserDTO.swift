@@ -15,8 +15,8 @@ struct UserDTO: Decodable {
             id: try c.decodeID(forKey: .id),
             name: try c.decode(String.self, forKey: .name),
             login: try c.decode(String.self, forKey: .login),
-            spaceAmount: try c.decodeLenientInt64(forKey: .spaceAmount),
-            spaceUsed: try c.decodeLenientInt64(forKey: .spaceUsed),
-            maxUploadSize: try c.decodeLenientInt64IfPresent(forKey: .maxUploadSize))
+            spaceAmount: try c.decodeLenientInt64(forKey: .spaceAmount, atLeast: .min),
+            spaceUsed: try c.decodeLenientInt64(forKey: .spaceUsed, atLeast: .min),
+            maxUploadSize: try c.decodeLenientInt64IfPresent(forKey: .maxUploadSize, atLeast: .min))
     }
 }

@@ -21,10 +21,16 @@ public struct TokenInfo: Codable, Sendable, Equatable, CustomStringConvertible, 
         self.obtainedAt = obtainedAt
     }
 
+    /// The longest lifetime taken as given (a year; Box's access tokens live an hour).
+    public static let longestLifetime: Double = 365 * 86_400
+
+    /// `expiresIn` as an answer gives it: a lifetime that is not a finite number is unknown, a negative
+    /// one is 0, and one over `longestLifetime` counts as that (`1e300` would overflow what uses it).
     public init(accessToken: String, refreshToken: String? = nil, expiresIn: Double?, obtainedAt: Date = Date()) {
+        let lifetime = expiresIn.flatMap { $0.isFinite ? min(max($0, 0), Self.longestLifetime) : nil }
         self.init(
             accessToken: accessToken, refreshToken: refreshToken,
-            expiresAt: expiresIn.map { obtainedAt.addingTimeInterval($0) }, obtainedAt: obtainedAt)
+            expiresAt: lifetime.map { obtainedAt.addingTimeInterval($0) }, obtainedAt: obtainedAt)
     }
 
     /// Whether the token should be replaced before it is sent at `now`: it expires within `margin`
@@ -64,7 +70,11 @@ public struct TokenInfo: Codable, Sendable, Equatable, CustomStringConvertible, 
     }
 
     public var description: String {
-        let expiry = expiresAt.map { "expires \(Int($0.timeIntervalSinceNow)) s from now" } ?? "expiry unknown"
+        // A stored expiry can be any number (a hand-edited token file); Int(_:) traps beyond Int.
+        let expiry = expiresAt.map { date -> String in
+            let seconds = date.timeIntervalSinceNow
+            return "expires \(abs(seconds) < 1e15 ? String(Int(seconds)) : String(seconds)) s from now"
+        } ?? "expiry unknown"
         return "TokenInfo(access token <redacted>, \(refreshToken == nil ? "no" : "a") refresh token, \(expiry))"
     }
 

@@ -39,10 +39,11 @@ struct DERReader {
     mutating func sequence() throws(Malformed) -> DERReader { DERReader(try expect(0x30)) }
     mutating func octetString() throws(Malformed) -> ArraySlice<UInt8> { try expect(0x04) }
 
+    /// A two's-complement INTEGER of at most 8 bytes (`02 01 FF` is -1).
     mutating func integer() throws(Malformed) -> Int {
         let content = try expect(0x02)
-        guard content.count <= 8 else { throw Malformed() }
-        return content.reduce(0) { $0 << 8 | Int($1) }
+        guard let first = content.first, content.count <= 8 else { throw Malformed() }
+        return content.dropFirst().reduce(Int(Int8(bitPattern: first))) { $0 << 8 | Int($1) }
     }
 
     /// An OBJECT IDENTIFIER in dotted form, e.g. `1.2.840.113549.1.5.13`.

@@ -36,6 +36,7 @@ enum PrivateKeyLoader {
         return Array(data)
     }
 
+    static let maxIterations = 10_000_000
     static let pbes2 = "1.2.840.113549.1.5.13"
     static let pbkdf2 = "1.2.840.113549.1.5.12"
     static let prfs: [String: KDF.Insecure.PBKDF2.HashFunction] = [
@@ -63,6 +64,13 @@ enum PrivateKeyLoader {
             var kdfParameters = try kdf.sequence()
             let salt = try kdfParameters.octetString()
             let iterations = try kdfParameters.integer()
+            // The count goes to PBKDF2 as it is: 0 or a negative one is not a key, an enormous one a mount
+            // that never starts. OpenSSL writes 2,048 by default.
+            guard (1...maxIterations).contains(iterations) else {
+                throw AuthError(
+                    .configuration,
+                    "the encrypted private key's PBKDF2 iteration count \(iterations) is out of range (1 to \(maxIterations))")
+            }
             var prf = KDF.Insecure.PBKDF2.HashFunction.insecureSHA1
             while !kdfParameters.isAtEnd {
                 let element = try kdfParameters.next()

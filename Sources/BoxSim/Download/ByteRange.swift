@@ -54,12 +54,19 @@ enum ByteRange: Equatable, Sendable {
             guard suffix > 0, size > 0 else { return .beyondEnd }
             return .range(max(0, size - suffix)...(size - 1))
         }
-        guard digits(bounds[0]), let first = Int64(bounds[0]) else { return .invalid }
+        guard digits(bounds[0]) else { return .invalid }
         if !bounds[1].isEmpty {
-            guard digits(bounds[1]), (Int64(bounds[1]) ?? Int64.max) >= first else { return .invalid }
+            guard digits(bounds[1]), !isLess(bounds[1], than: bounds[0]) else { return .invalid }
         }
-        guard first < size else { return .beyondEnd }
+        // A first byte beyond Int64 is well formed and past the end of any file.
+        guard let first = Int64(bounds[0]), first < size else { return .beyondEnd }
         let last = bounds[1].isEmpty ? size - 1 : min(Int64(bounds[1]) ?? Int64.max, size - 1)
         return .range(first...last)
+    }
+
+    /// Compares two digit strings of any length by value.
+    private static func isLess(_ a: String, than b: String) -> Bool {
+        let x = a.drop { $0 == "0" }, y = b.drop { $0 == "0" }
+        return x.count != y.count ? x.count < y.count : x.lexicographicallyPrecedes(y)
     }
 }

@@ -41,34 +41,11 @@ struct UploadPartRoute: Sendable {
         }
     }
 
-    struct PartRange {
-        var lower: Int64
-        var size: Int64
-    }
 
     /// Parses and checks `Content-Range` against the session: 400 if absent or malformed, 416 if the range
     /// does not fit the session's file size and part size.
     static func contentRange(_ request: Request, session: UploadSessionRecord) throws -> PartRange {
-        guard let header = request.headers[.contentRange] else {
-            throw BoxError.invalidParameter("content-range", "'content-range' is required")
-        }
-        let text = header.trimmingCharacters(in: .whitespaces)
-        guard text.lowercased().hasPrefix("bytes ") else {
-            throw BoxError.invalidParameter("content-range", "Invalid value '\(header)'.")
-        }
-        let numbers = text.dropFirst(6).split(whereSeparator: { $0 == "-" || $0 == "/" }).map { Int64($0) }
-        guard numbers.count == 3, let lower = numbers[0], let upper = numbers[1], let total = numbers[2] else {
-            throw BoxError.invalidParameter("content-range", "Invalid value '\(header)'.")
-        }
-        let size = upper - lower + 1
-        let isLast = upper == session.fileSize - 1
-        let fits = total == session.fileSize && lower >= 0 && upper >= lower && upper < session.fileSize
-            && lower % session.partSize == 0 && (isLast ? size <= session.partSize : size == session.partSize)
-        guard fits else {
-            throw BoxError(status: .rangeNotSatisfiable, code: "requested_range_not_satisfiable",
-                           message: "The Content-Range does not match a part of this upload session")
-        }
-        return PartRange(lower: lower, size: size)
+        try PartRange.parse(request.headers[.contentRange], fileSize: session.fileSize, partSize: session.partSize)
     }
 
     static let digestHeader = HTTPField.Name("digest")!
