@@ -12,10 +12,13 @@ struct Divergence: Sendable, CustomStringConvertible {
     var step: Int?
     var message: String
 
-    /// What the shrinker keeps failing for: the kind, and for an operation its name.
+    /// For an operation: its name and what the mount answered (`pread`, `errno 5`).
+    var operation: String?
+
+    /// What the shrinker keeps failing for: the kind, and for an operation its name and the mount's answer.
     var signature: String {
-        guard kind == .op, let name = message.split(separator: " ").first else { return kind.rawValue }
-        return "op \(name)"
+        guard kind == .op, let operation else { return kind.rawValue }
+        return "op \(operation)"
     }
 
     var description: String { "\(kind.rawValue) divergence\(step.map { " at step \($0)" } ?? ""): \(message)" }
@@ -162,7 +165,10 @@ final class ModelRun {
                     let expected = state.model.apply(op)
                     state.executed += 1
                     if actual != expected {
-                        state.divergence = Divergence(kind: .op, step: index, message: Self.explain(op, thread, expected, actual))
+                        let name = op.description.split(separator: " ").first.map(String.init) ?? ""
+                        let answer = actual.errno == 0 ? "wrong result" : actual.description
+                        state.divergence = Divergence(kind: .op, step: index, message: Self.explain(op, thread, expected, actual),
+                                                      operation: "\(name) \(answer)")
                         return
                     }
                 }
