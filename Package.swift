@@ -103,6 +103,10 @@ let package = Package(
         .testTarget(name: "BoxAuthTests", dependencies: ["BoxAuth", "BoxAPI", "BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "MountTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
+        // The reference-model tier: random concurrent operations on a real mount checked against a model.
+        .testTarget(name: "ModelTests", dependencies: [
+            "BoxTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+        ], swiftSettings: strict),
         .testTarget(name: "BlockCacheTests", dependencies: ["BlockCache"], swiftSettings: strict),
         .testTarget(name: "TransfersTests", dependencies: ["Transfers", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         // Seeded fuzzing of every parser that takes outside input (docs/TESTING.md, "Fuzzing").
