@@ -35,6 +35,9 @@ public struct MountOptions: Equatable, Sendable {
     public var writeBackDelay: Double = 2
     /// Seconds an unmount waits for pending uploads before leaving them journaled for the next mount.
     public var uploadWait: Double = 30
+    /// Seconds a transfer may move nothing before it fails (a read then answers EIO); also the limit
+    /// for connecting. At least 1.
+    public var stallTimeout: Double = 30
     /// Flags passed through to the kernel mount.
     public var kernelFlags: [String] = []
 
@@ -103,6 +106,10 @@ public struct MountOptions: Equatable, Sendable {
         case "read_ahead_kb": readAheadKilobytes = try number(Int.self)
         case "write_back_delay": writeBackDelay = try seconds()
         case "upload_wait": uploadWait = try seconds()
+        case "stall_timeout":
+            let limit = try seconds()
+            guard limit >= 1 else { throw ParseError(description: "option 'stall_timeout' must be at least 1 second") }
+            stallTimeout = limit
         case "cache":
             let state = try required()
             guard state == "on" || state == "off" else { throw ParseError(description: "option 'cache' is on or off") }
