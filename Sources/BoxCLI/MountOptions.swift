@@ -47,6 +47,9 @@ public struct MountOptions: Equatable, Sendable {
     public var directoryMode: UInt16?
     public var filePermissions: UInt16 { fileMode ?? (0o666 & ~(umask ?? 0o022)) }
     public var directoryPermissions: UInt16 { directoryMode ?? (0o777 & ~(umask ?? 0o022)) }
+    /// Seconds a transfer may move nothing before it fails (a read then answers EIO); also the limit
+    /// for connecting. At least 1.
+    public var stallTimeout: Double = 30
     /// Flags passed through to the kernel mount.
     public var kernelFlags: [String] = []
 
@@ -154,6 +157,10 @@ public struct MountOptions: Equatable, Sendable {
             readAheadKilobytes = kilobytes
         case "write_back_delay": writeBackDelay = try seconds()
         case "upload_wait": uploadWait = try seconds()
+        case "stall_timeout":
+            let limit = try seconds()
+            guard limit >= 1 else { throw ParseError(description: "option 'stall_timeout' must be at least 1 second") }
+            stallTimeout = limit
         case "cache":
             let state = try required()
             guard state == "on" || state == "off" else { throw ParseError(description: "option 'cache' is on or off") }

@@ -28,7 +28,7 @@ enum ReadPathSetup {
         // Streams ranges into blocks as they arrive and reuses a file's download location.
         return BlockStore(
             disk: disk, blockSize: Int64(BlockCache.defaultBlockSize), memoryCapacity: memoryCapacity, logger: logger,
-            client: client)
+            client: client, stallTimeout: .milliseconds(Int(options.stallTimeout * 1000)))
     }
 
 }

@@ -39,8 +39,9 @@ public final class FileSystem: Sendable {
     let localTimes = Mutex(LocalTimes())
     /// One local copy per item at a time, however many open it at once.
     let localCopies = SingleFlight<String, UInt64>()
-    /// One journal entry per local file, however many writes race to be first.
-    let journaling = SingleFlight<UInt64, Int64?>()
+    /// One journal entry per local file, however many writes race to be first; once begun it is
+    /// finished even if every writer waiting for it is interrupted.
+    let journaling = SingleFlight<UInt64, Int64?>(cancelsWhenAbandoned: false)
     /// Serialises mtime writes to the journal (see `persistModifiedTime`).
     let modifiedTimeWrites = Mutex(())
     /// Local copies being stored in the block cache as they are let go of, by Box file id (see `retire`).

@@ -51,14 +51,17 @@ final class FUSEDispatcher: Sendable {
         }
     }
 
-    /// Serves one request in a task. Errors thrown by `work` become the reply's errno.
+    /// Serves one request in a task. Errors thrown by `work` become the reply's errno. A FUSE interrupt
+    /// cancels the task (a cancelled wait answers EINTR); with `answersInterruptAtOnce` (requests that
+    /// change nothing) the interrupt is also answered EINTR at once, and `work`'s own reply is dropped.
     func serve(
-        _ raw: fuse_req_t?, _ operation: StaticString,
+        _ raw: fuse_req_t?, _ operation: StaticString, answersInterruptAtOnce: Bool = false,
         _ work: @escaping @Sendable (FUSERequest, FileSystem) async throws(FSError) -> Void
     ) {
         guard let raw else { return }
         let request = FUSERequest(raw)
-        let id = interrupts.reserve()
+        let answering = answersInterruptAtOnce ? request : nil
+        let id = interrupts.reserve(answersAtOnce: answering)
         fuse_req_interrupt_func(raw, { request, data in
             guard let request, let data else { return }
             FUSEDispatcher.from(request).interrupts.interrupt(UInt(bitPattern: data))
@@ -68,11 +71,15 @@ final class FUSEDispatcher: Sendable {
             do throws(FSError) {
                 try await work(request, filesystem)
             } catch {
-                if error.errno != ENOENT { logger.debug("\(operation): \(error)") }
+                if error.errno == EINTR {
+                    logger.debug("\(operation): interrupted")
+                } else if error.errno != ENOENT {
+                    logger.debug("\(operation): \(error)")
+                }
                 request.error(error.errno)
             }
             interrupts.finish(id)
         }
-        interrupts.attach(id, task)
+        interrupts.attach(id, task, answersAtOnce: answering)
     }
 }

@@ -18,9 +18,11 @@ enum FUSEOperations {
                 return true
             }
             guard !cached else { return }
-            dispatcher.serve(req, "lookup") { request, fs throws(FSError) in
+            dispatcher.serve(req, "lookup", answersInterruptAtOnce: true) { request, fs throws(FSError) in
                 let attributes = try await fs.lookup(parent: parent, name: name.existing())
-                request.entry(fuse_entry_param(attributes, entryTimeout: fs.entryTimeout, attributeTimeout: fs.attributeTimeout))
+                let entry = fuse_entry_param(attributes, entryTimeout: fs.entryTimeout, attributeTimeout: fs.attributeTimeout)
+                // Not delivered (the caller was interrupted): the kernel will never forget this lookup.
+                if !request.entry(entry) { fs.forget(entry.ino, count: 1) }
             }
         }
         ops.forget = { req, inode, count in
@@ -40,7 +42,7 @@ enum FUSEOperations {
             }
         }
         ops.statfs = { req, _ in
-            FUSEDispatcher.from(req).serve(req, "statfs") { request, fs throws(FSError) in
+            FUSEDispatcher.from(req).serve(req, "statfs", answersInterruptAtOnce: true) { request, fs throws(FSError) in
                 request.statfs(statvfs(try await fs.statistics()))
             }
         }

@@ -34,9 +34,13 @@ final class FUSERequest: @unchecked Sendable {
     /// kernel request (made by `FUSEDispatcher.serve`) answers it.
     func handOver() { _ = answered.exchange(true, ordering: .acquiringAndReleasing) }
 
-    func entry(_ entry: fuse_entry_param) {
-        var entry = entry
-        once { _ = fuse_reply_entry($0, &entry) }
+    /// Like `open`: false if the reply was not delivered (answered already, e.g. EINTR after an
+    /// interrupt, or refused by the kernel), so the kernel counts no lookup of the entry.
+    @discardableResult
+    func entry(_ entry: fuse_entry_param) -> Bool {
+        var entry = entry, delivered = false
+        once { delivered = fuse_reply_entry($0, &entry) == 0 }
+        return delivered
     }
 
     func attributes(_ attributes: stat, timeout: Double) {

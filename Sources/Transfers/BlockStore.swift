@@ -21,6 +21,9 @@ public final class BlockStore: Sendable {
     /// Learns where a file's content is, ahead of its first read (only when streaming from a `BoxClient`).
     private let preparer: (@Sendable (RemoteFile) async throws -> Void)?
     private let pool: ReceiveBufferPool
+    /// A fetch that receives nothing for this long fails with `TransferError.stalled`, however many
+    /// times the request behind it is retried meanwhile (nil: no limit here, only the HTTP layer's).
+    private let stallTimeout: Duration?
     let logger: Logger
     private let state: Mutex<State>
 
@@ -70,27 +73,30 @@ public final class BlockStore: Sendable {
 
     /// Streams ranges from Box with `client`, reusing a file's pre-signed download location for its
     /// next ranges (one request per range instead of two); `prepare(_:)` works with this one.
+    /// - Parameter stallTimeout: a fetch that receives nothing for this long fails (`TransferError.stalled`).
     public convenience init(disk: BlockCache?, blockSize: Int64, memoryCapacity: Int, logger: Logger,
-                            client: BoxClient) {
+                            client: BoxClient, stallTimeout: Duration? = nil) {
         let locations = DownloadLocations()
         let stream: RangeStreamer = { file, range, sink in
             try await client.download(
                 fileID: file.id, range: range, into: sink, locations: locations, version: file.version)
         }
         self.init(disk: disk, blockSize: blockSize, memoryCapacity: memoryCapacity, logger: logger,
-                  source: .stream(stream), pool: .shared) { file in
+                  source: .stream(stream), pool: .shared, stallTimeout: stallTimeout) { file in
             try await client.prepareDownload(fileID: file.id, version: file.version, locations: locations)
         }
     }
 
     init(disk: BlockCache?, blockSize: Int64, memoryCapacity: Int, logger: Logger, source: Source,
-         pool: ReceiveBufferPool, preparer: (@Sendable (RemoteFile) async throws -> Void)?) {
+         pool: ReceiveBufferPool, stallTimeout: Duration? = nil,
+         preparer: (@Sendable (RemoteFile) async throws -> Void)?) {
         self.disk = disk
         self.writer = disk.map { DiskWriter(cache: $0, logger: logger) }
         self.blockSize = disk.map { Int64($0.blockSize) } ?? blockSize
         self.source = source
         self.preparer = preparer
         self.pool = pool
+        self.stallTimeout = stallTimeout
         self.logger = logger
         self.state = Mutex(State(memory: MemoryBlocks(capacity: memoryCapacity)))
     }
@@ -230,7 +236,7 @@ public final class BlockStore: Sendable {
 
     private func run(_ fetch: RangeFetch, of file: RemoteFile) {
         let source = self.source
-        Task { [weak self] in
+        let work = Task { [weak self] in
             do {
                 // The file's location is being learnt already: the fetch then needs no API call.
                 if let preparation = self?.state.withLock({ $0.preparing[file] }) { await preparation.value }
@@ -246,6 +252,34 @@ public final class BlockStore: Sendable {
                 fetch.fail(error)
             }
             self?.forget(fetch, of: file)
+        }
+        if let stallTimeout { watch(fetch, of: file, work: work, timeout: stallTimeout) }
+    }
+
+    /// Fails `fetch` and cancels its work (aborting the transfer) once nothing has arrived for
+    /// `timeout`, checked about four times per timeout (at least every second). The HTTP layer
+    /// aborts a silent transfer after the same time, but the retry policy may send it again; a
+    /// reader waits for one stall, not for one per attempt.
+    private func watch(_ fetch: RangeFetch, of file: RemoteFile, work: Task<Void, Never>, timeout: Duration) {
+        let tick = min(timeout / 4, .seconds(1))
+        Task { [weak self, weak fetch] in
+            var seen: Int64 = -1
+            var lastMove = ContinuousClock.now
+            while true {
+                guard (try? await Task.sleep(for: tick)) != nil, let fetch, !fetch.hasEnded else { return }
+                let arrived = fetch.bytesArrived
+                if arrived != seen {
+                    (seen, lastMove) = (arrived, .now)
+                    continue
+                }
+                guard ContinuousClock.now - lastMove >= timeout else { continue }
+                let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+                let error = TransferError.stalled(fileID: file.id, range: fetch.range, seconds: seconds)
+                self?.logger.warning("\(error)")
+                fetch.fail(error)
+                work.cancel()
+                return
+            }
         }
     }
 

@@ -43,6 +43,10 @@ public final class FileReader: Sendable {
     private let endHanded = Mutex(false)
     /// The mismatch once the whole read proved wrong; every read after it fails with it.
     private let failure = Mutex<TransferError?>(nil)
+    /// Blocks whose download stalled, with the error: later reads of them through this handle fail at
+    /// once. The kernel retries a failed read-ahead as a plain read of the same pages; that retry must
+    /// not wait for a second stall (a new open tries again).
+    private let stalled = Mutex<[Int64: TransferError]>([:])
 
     public init(file: RemoteFile, store: BlockStore, logger: Logger) {
         self.file = file
@@ -65,9 +69,12 @@ public final class FileReader: Sendable {
 
         let blockSize = store.blockSize
         let first = offset / blockSize, last = (end - 1) / blockSize
+        if let stall = stalled.withLock({ stalled in (first...last).first { stalled[$0] != nil }.flatMap { stalled[$0] } }) {
+            throw stall
+        }
         if first == last {
             // The common case (reads of up to 1 MiB, block-aligned by the kernel): a slice, no copy.
-            let block = try await store.block(first, of: file)
+            let block = try await block(first)
             let from = Int(offset - first * blockSize), to = Int(end - first * blockSize)
             guard to <= block.count else { throw TransferError.shortRead(expectedAt: offset) }
             let result = block[block.startIndex + from..<block.startIndex + to]
@@ -76,7 +83,7 @@ public final class FileReader: Sendable {
         }
         var result = Data(capacity: Int(end - offset))
         for index in first...last {
-            let block = try await store.block(index, of: file)
+            let block = try await block(index)
             let blockStart = index * blockSize
             let from = Int(max(offset, blockStart) - blockStart)
             let to = Int(min(end, blockStart + Int64(block.count)) - blockStart)
@@ -85,6 +92,16 @@ public final class FileReader: Sendable {
         }
         if try await verify(result, at: offset) || end == file.size { await finishWholeRead() }
         return result
+    }
+
+    /// One block from the store; a stall is remembered for this handle.
+    private func block(_ index: Int64) async throws -> Data {
+        do {
+            return try await store.block(index, of: file)
+        } catch let error as TransferError {
+            if case .stalled = error { stalled.withLock { $0[index] = error } }
+            throw error
+        }
     }
 
     /// The read that ends the file, or a later one whose piece completed the hash (read-ahead completes out of

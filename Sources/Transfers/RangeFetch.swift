@@ -25,6 +25,10 @@ final class RangeFetch: DownloadSink, @unchecked Sendable {
     private let base: UnsafeMutableRawPointer?
     private let storage: Data
     private let state = Mutex(State())
+    /// Bytes the transfer has handed over so far (repeats after a retry included): whether it moves.
+    private let arrivedBytes = Atomic<Int64>(0)
+    /// Set once the fetch has ended, either way.
+    private let ended = Atomic<Bool>(false)
     /// Called (outside the lock) for every block as it becomes complete, with whether a reader was
     /// waiting for it.
     private let onBlock: @Sendable (_ fetch: RangeFetch, _ index: Int64, _ data: Data, _ wasAwaited: Bool) -> Void
@@ -36,7 +40,9 @@ final class RangeFetch: DownloadSink, @unchecked Sendable {
         var collected = Data()
         /// Complete blocks, by block index.
         var blocks: [Int64: Data] = [:]
-        var waiters: [Int64: [CheckedContinuation<Data, any Error>]] = [:]
+        /// Readers waiting for a block, by block index and reader number.
+        var waiters: [Int64: [UInt64: CheckedContinuation<Data, any Error>]] = [:]
+        var nextWaiter: UInt64 = 1
         var failure: (any Error)?
     }
 
@@ -65,16 +71,29 @@ final class RangeFetch: DownloadSink, @unchecked Sendable {
         }
     }
 
-    /// The bytes of block `index` once they are all here; throws if the fetch failed first.
+    /// The bytes of block `index` once they are all here; throws if the fetch failed first, and
+    /// `CancellationError` at once if the reader's task is cancelled (the fetch goes on for others).
     func block(_ index: Int64) async throws -> Data {
-        try await withCheckedThrowingContinuation { continuation in
-            let ready: Result<Data, any Error>? = state.withLock { state in
-                if let block = state.blocks[index] { return .success(block) }
-                if let failure = state.failure { return .failure(failure) }
-                state.waiters[index, default: []].append(continuation)
-                return nil
+        let waiter = state.withLock { state in
+            defer { state.nextWaiter &+= 1 }
+            return state.nextWaiter
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                // `Task.isCancelled` under the lock: a cancellation that came first is seen here, a later
+                // one finds the waiter (the handler removes it under the same lock).
+                let ready: Result<Data, any Error>? = state.withLock { state in
+                    if let block = state.blocks[index] { return .success(block) }
+                    if let failure = state.failure { return .failure(failure) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    state.waiters[index, default: [:]][waiter] = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
             }
-            if let ready { continuation.resume(with: ready) }
+        } onCancel: {
+            let continuation = state.withLock { $0.waiters[index]?.removeValue(forKey: waiter) }
+            continuation?.resume(throwing: CancellationError())
         }
     }
 
@@ -83,6 +102,7 @@ final class RangeFetch: DownloadSink, @unchecked Sendable {
     /// Bytes at file offset `offset` (streaming download). Bytes already received are skipped, so
     /// a retried response that starts over never rewrites memory a reader may be looking at.
     func receive(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Bool {
+        arrivedBytes.wrappingAdd(Int64(bytes.count), ordering: .relaxed)
         let start = offset - range.lowerBound
         guard start >= 0, start + Int64(bytes.count) <= length, let source = bytes.baseAddress else { return false }
         guard let base else { return collect(bytes, at: start) }
@@ -111,26 +131,35 @@ final class RangeFetch: DownloadSink, @unchecked Sendable {
 
     /// The whole range at once (a fetcher that returns `Data`): its blocks are slices of `data`.
     func deliver(_ data: Data) throws {
+        arrivedBytes.wrappingAdd(Int64(data.count), ordering: .relaxed)
         guard Int64(data.count) == length else { throw TransferError.shortRead(expectedAt: range.lowerBound) }
         publish(upTo: length, from: data)
     }
 
     /// The transfer ended; blocks whose bytes did not all arrive fail.
     func finish() {
+        ended.store(true, ordering: .releasing)
         let filled = state.withLock { $0.filled }
         if filled < length { fail(TransferError.shortRead(expectedAt: range.lowerBound + filled)) }
     }
 
     /// Fails every block not complete yet.
     func fail(_ error: any Error) {
+        ended.store(true, ordering: .releasing)
         let waiters = state.withLock { state -> [CheckedContinuation<Data, any Error>] in
             guard state.failure == nil else { return [] }
             state.failure = error
             defer { state.waiters = [:] }
-            return state.waiters.values.flatMap { $0 }
+            return state.waiters.values.flatMap { $0.values }
         }
         waiters.forEach { $0.resume(throwing: error) }
     }
+
+    /// Bytes received so far (a stall watchdog compares it over time).
+    var bytesArrived: Int64 { arrivedBytes.load(ordering: .relaxed) }
+
+    /// Whether the fetch has finished or failed.
+    var hasEnded: Bool { ended.load(ordering: .acquiring) }
 
     /// Block indexes of the range whose bytes have not all arrived (for the store, on failure).
     var missingBlocks: [Int64] {
@@ -162,7 +191,7 @@ final class RangeFetch: DownloadSink, @unchecked Sendable {
                 if state.blocks[index] == nil, index >= firstIndex {
                     let data = source[source.startIndex + Int(blockStart)..<source.startIndex + Int(blockEnd)]
                     state.blocks[index] = data
-                    completed.append((index, data, state.waiters.removeValue(forKey: index) ?? []))
+                    completed.append((index, data, Array((state.waiters.removeValue(forKey: index) ?? [:]).values)))
                 }
                 index += 1
             }

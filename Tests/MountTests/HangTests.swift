@@ -1,0 +1,183 @@
+import BoxTestSupport
+import Foundation
+import XCTest
+
+/// A server that stops answering never makes a caller unkillable or a read wait without bound: FUSE
+/// interrupts end the wait at once, stalled transfers fail after `stall_timeout`, a mount says what it
+/// waits for. Hangs are boxsim fault rules: a huge `latency_ms` (no answer at all) or a tiny
+/// `bandwidth_bytes_per_second` (the body stops after its first KiB).
+final class HangTests: MountTestCase {
+    var daemonLog: URL?
+    var temporaryDirectories: [URL] = []
+
+    override func tearDown() async throws {
+        mount?.unmount()
+        if (testRun?.totalFailureCount ?? 0) > 0, let log = daemonLog {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? "(no log)"
+            print("---- daemon log \(log.path) ----\n" + text.split(separator: "\n").suffix(60).joined(separator: "\n"))
+        }
+        try await super.tearDown()
+        for url in temporaryDirectories { try? FileManager.default.removeItem(at: url) }
+    }
+
+    var api: BoxSimAPI { get throws { BoxSimAPI(try XCTUnwrap(boxsim, "boxsim is not started")) } }
+
+    func mountWithLog(seed: URL, options: [String] = []) async throws -> MountFixture {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("boxfs-log-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        temporaryDirectories.append(directory)
+        let log = directory.appendingPathComponent("boxfs.log")
+        daemonLog = log
+        return try await mountBoxSim(seed: seed, options: options + ["log_file=\(log.path)"])
+    }
+
+    /// Listings of `folderID` never answer (until the rule is removed).
+    func hangListings(of folderID: String) throws {
+        try api.addFault(["path_prefix": "/2.0/folders/\(folderID)/items", "method": "GET", "latency_ms": 600_000])
+    }
+
+    // MARK: interrupts
+
+    func testAnLsOfAFolderWhoseListingHangsDiesAtOnceWhenKilledAndTheFolderListsOnceTheServerAnswers() async throws {
+        let seed = try SeedTree.make(texts: ["slow/a.txt": "a\n", "slow/b.txt": "b\n", "other.txt": "o\n"])
+        let mount = try await mountWithLog(seed: seed)
+        XCTAssertTrue(try succeed(["ls", mount.mountpoint.path]).contains("slow"))
+        let slow = try XCTUnwrap(try api.entry(at: "slow"))
+        try hangListings(of: slow.id)
+
+        let ls = try Spawned(["ls", mount.path("slow")])
+        try await ls.waitUntilBlockedInFUSE()
+        let killedAt = Date()
+        ls.kill(SIGKILL)
+        try await Poll.until("the killed ls to be gone", timeout: 10, interval: 0.02) { ls.isGone ? true : nil }
+        let gone = Date().timeIntervalSince(killedAt)
+        XCTAssertLessThan(gone, 2, "ls killed while the listing hangs is reaped within 2 s (took \(gone) s)")
+
+        // The abandoned listing left nothing behind: once the server answers, the folder lists.
+        try api.clearFaults()
+        let listed = try Shell.run(["ls", mount.path("slow")], timeout: 20)
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertEqual(listed.stdout.split(separator: "\n"), ["a.txt", "b.txt"])
+    }
+
+    func testAnInterruptedCallerStopsWaitingWithoutCancellingTheListingOthersWaitFor() async throws {
+        let seed = try SeedTree.make(texts: ["shared/a.txt": "a\n", "shared/b.txt": "b\n", "other.txt": "o\n"])
+        let mount = try await mountWithLog(seed: seed)
+        XCTAssertTrue(try succeed(["ls", mount.mountpoint.path]).contains("shared"))
+        let shared = try XCTUnwrap(try api.entry(at: "shared"))
+        let before = try lastSequence(try XCTUnwrap(boxsim))
+        // One slow answer (6 s): both callers wait for the same listing.
+        try api.addFault(["path_prefix": "/2.0/folders/\(shared.id)/items", "method": "GET", "latency_ms": 6000,
+                          "count": 1])
+
+        let first = try Spawned(["ls", mount.path("shared")])
+        try await first.waitUntilBlockedInFUSE()
+        let second = try Spawned(["ls", mount.path("shared")])
+        try await second.waitUntilBlockedInFUSE()
+        first.kill(SIGKILL)
+        try await Poll.until("the killed ls to be gone", timeout: 10, interval: 0.02) { first.isGone ? true : nil }
+        XCTAssertFalse(second.isGone, "the other caller still waits for the listing")
+
+        try await Poll.until("the other ls to finish", timeout: 30) { second.isGone ? true : nil }
+        XCTAssertEqual(second.status, 0, "the other caller gets the listing: \(second.stderr)")
+        XCTAssertEqual(second.stdout.split(separator: "\n"), ["a.txt", "b.txt"])
+        let listings = try XCTUnwrap(boxsim).requestLog().after(before)
+            .filter { $0.path == "/2.0/folders/\(shared.id)/items" }
+        XCTAssertEqual(listings.count, 1, "one listing request, not cancelled and sent again: \(listings)")
+    }
+
+    // MARK: stalled transfers
+
+    func testACatOfAFileWhoseDownloadStallsFailsWithEIOWithinTheStallTimeoutAndWorksOnceItMovesAgain() async throws {
+        let size = 3 << 20
+        let seed = try SeedTree.make(texts: [:], largeFiles: ["big.bin": size])
+        let expected = try sha1(seed.appendingPathComponent("big.bin").path)
+        let mount = try await mountWithLog(seed: seed, options: ["stall_timeout=3", "cache=off"])
+        XCTAssertTrue(try succeed(["ls", mount.mountpoint.path]).contains("big.bin"))
+        // The download host sends the first KiB, then nothing for 17 minutes.
+        try api.addFault(["path_prefix": "/dl/", "bandwidth_bytes_per_second": 1])
+
+        let started = Date()
+        let failed = try Shell.run(["cat", mount.path("big.bin")], timeout: 120)
+        let took = Date().timeIntervalSince(started)
+        XCTAssertNotEqual(failed.status, 0, "a stalled download fails the read")
+        XCTAssertTrue(failed.stderr.contains("Input/output error"), "cat: \(failed.stderr)")
+        XCTAssertLessThan(took, 3 + 5, "the read fails within stall_timeout (3 s) and a margin, took \(took) s")
+        let log = try String(contentsOf: try XCTUnwrap(daemonLog), encoding: .utf8)
+        XCTAssertTrue(log.contains("stalled: nothing arrived for 3 s (stall_timeout)"), "the daemon says why")
+
+        try api.clearFaults()
+        XCTAssertEqual(try sha1(mount.path("big.bin")), expected, "once bytes move again the file reads whole")
+    }
+
+    func testAnInterruptedCatOfAStalledDownloadReturnsAtOnce() async throws {
+        let seed = try SeedTree.make(texts: [:], largeFiles: ["big.bin": 3 << 20])
+        let mount = try await mountWithLog(seed: seed, options: ["cache=off"])  // stall_timeout stays 30 s
+        XCTAssertTrue(try succeed(["ls", mount.mountpoint.path]).contains("big.bin"))
+        try api.addFault(["path_prefix": "/dl/", "bandwidth_bytes_per_second": 1])
+
+        let started = Date()
+        // The test runner's children inherit a signal mask that blocks SIGINT: unblock it for cat, as a shell's would be.
+        let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])"
+        let interrupted = try Shell.run(
+            ["python3", "-c", unblocked, "timeout", "-s", "INT", "1", "cat", mount.path("big.bin")], timeout: 60)
+        let took = Date().timeIntervalSince(started)
+        XCTAssertEqual(interrupted.status, 124, "timeout reports that it interrupted cat: \(interrupted.stderr)")
+        XCTAssertLessThan(took, 1 + 2, "SIGINT ends cat within a second or two of its sending, took \(took) s")
+    }
+}
+
+/// A command started in the background, so a test can signal it while it waits in the filesystem.
+final class Spawned: @unchecked Sendable {
+    // @unchecked: `process` is only read after start; Foundation's Process is thread-safe for these calls.
+    private let process = Process()
+    private let outURL: URL
+    private let errURL: URL
+
+    init(_ arguments: [String]) throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("spawned-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        outURL = work.appendingPathComponent("out")
+        errURL = work.appendingPathComponent("err")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["LC_ALL"] = "C"
+        process.environment = environment
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try? out.close()
+        try? err.close()
+    }
+
+    deinit {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: outURL.deletingLastPathComponent())
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    func kill(_ signal: Int32) { Foundation.kill(pid, signal) }
+
+    /// Exited and reaped: no longer running and no longer in /proc.
+    var isGone: Bool { !process.isRunning && !FileManager.default.fileExists(atPath: "/proc/\(pid)") }
+
+    var status: Int32 { process.terminationStatus }
+    var stdout: String { (try? String(contentsOf: outURL, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
+
+    /// The kernel function the process sleeps in (`/proc/PID/wchan`).
+    var waitChannel: String { (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? "" }
+
+    /// Waits until the process sleeps in a FUSE request (the daemon has it and has not answered).
+    func waitUntilBlockedInFUSE(timeout: Double = 20) async throws {
+        try await Poll.until("process \(pid) to wait in a FUSE request", timeout: timeout, interval: 0.02) {
+            waitChannel.contains("fuse") || waitChannel.contains("request_wait_answer") ? true : nil
+        }
+    }
+}
