@@ -18,6 +18,12 @@ public struct LocalUser: Sendable {
             _ = try? Shell.run(["userdel", name])
             throw XCTSkip("no uid for \(name)")
         }
+        // A clone under a folder only its owner may enter (a 0700 home) keeps other users from the binaries.
+        if let binary = try? MountFixture.locateBinary(),
+           try Shell.run(["runuser", "-u", name, "--", "test", "-x", binary.path]).status != 0 {
+            _ = try? Shell.run(["userdel", name])
+            throw XCTSkip("\(binary.path) cannot be run by another user (a parent folder is closed to others)")
+        }
         return LocalUser(name: name, uid: uid)
     }
 
