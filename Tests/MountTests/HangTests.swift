@@ -6,19 +6,7 @@ import XCTest
 /// interrupts end the wait at once, stalled transfers fail after `stall_timeout`, a mount says what it
 /// waits for. Hangs are boxsim fault rules: a huge `latency_ms` (no answer at all) or a tiny
 /// `bandwidth_bytes_per_second` (the body stops after its first KiB).
-final class HangTests: MountTestCase {
-    var daemonLog: URL?
-    var temporaryDirectories: [URL] = []
-
-    override func tearDown() async throws {
-        mount?.unmount()
-        if (testRun?.totalFailureCount ?? 0) > 0, let log = daemonLog {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? "(no log)"
-            print("---- daemon log \(log.path) ----\n" + text.split(separator: "\n").suffix(60).joined(separator: "\n"))
-        }
-        try await super.tearDown()
-        for url in temporaryDirectories { try? FileManager.default.removeItem(at: url) }
-    }
+final class HangTests: LoggedMountTestCase {
 
     var api: BoxSimAPI { get throws { BoxSimAPI(try XCTUnwrap(boxsim, "boxsim is not started")) } }
 

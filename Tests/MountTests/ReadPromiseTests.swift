@@ -5,23 +5,7 @@ import XCTest
 /// Promises of the read path, proven through a real mount of a real boxsim: bytes are checked against Box's
 /// SHA-1, metadata and listings come from cache while fresh, concurrent readers share fetches, the kernel keeps
 /// a file's pages across opens, and reads and read-ahead are large.
-final class ReadPromiseTests: MountTestCase {
-    /// The daemon log of this test's mount, printed when the test fails.
-    var daemonLog: URL?
-    /// Removed in `tearDown` once the mount is gone.
-    var temporaryDirectories: [URL] = []
-
-    override func tearDown() async throws {
-        mount?.unmount()
-        if (testRun?.totalFailureCount ?? 0) > 0, let log = daemonLog {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? "(no log)"
-            print("---- daemon log \(log.path) ----\n" + text.split(separator: "\n").suffix(60).joined(separator: "\n"))
-        }
-        try await super.tearDown()
-        for url in temporaryDirectories { try? FileManager.default.removeItem(at: url) }
-        temporaryDirectories = []
-    }
-
+final class ReadPromiseTests: LoggedMountTestCase {
     // MARK: 1. SHA-1 check of whole reads
 
     func testAWholeReadThatDoesNotMatchBoxsSHA1FailsWithEIOAndIsFetchedAgainOnceFixed() async throws {
