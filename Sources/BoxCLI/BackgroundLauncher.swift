@@ -52,7 +52,11 @@ enum BackgroundLauncher {
         guard spawned == 0 else {
             throw LaunchError(description: "cannot start the mount daemon: \(String(cString: strerror(spawned)))")
         }
-        let line = readLine(from: readEnd)
+        var line = readLine(from: readEnd)
+        while let progress = line, progress.hasPrefix("wait: ") {
+            FileHandle.standardError.write(Data("\(BoxfsEntry.calledName): \(progress.dropFirst(6))\n".utf8))
+            line = readLine(from: readEnd)
+        }
         if line == "ok" { return }
         if let line, line.hasPrefix("error: ") { throw LaunchError(description: String(line.dropFirst(7))) }
         var status: Int32 = 0

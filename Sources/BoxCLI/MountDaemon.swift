@@ -26,7 +26,12 @@ struct MountDaemon {
         let stateLock: StateLock?
         let adopted: [AdoptedJournal]
         do {
+            let waiting = StartupWatch.start(endpoint: endpoint) { message in
+                if let readiness { readiness.progress(message) } else { FileHandle.standardError.write(Data("mount.boxfs: \(message)\n".utf8)) }
+            }
+            defer { waiting.cancel() }
             (mount, filesystem, stateLock, adopted) = try await prepare(reportingEndpoint: &endpoint)
+            waiting.cancel()
             let resumed = try await filesystem.startWriteBack()
             if resumed > 0 { logger.notice("finishing \(resumed) upload(s) journaled by an earlier run") }
             try mount.mount()
@@ -76,7 +81,10 @@ struct MountDaemon {
         if let scopes = options.downscope, !scopes.contains(where: { $0 == "root_readwrite" || $0 == "item_upload" }) {
             options.readOnly = true  // a token that cannot write makes a read-only mount, not failing uploads
         }
-        let http = HTTPClient()
+        // Every request that stops moving (an answer that never comes, a body that stops) fails after
+        // stall_timeout and goes to the one retry policy, whose deadline bounds the whole call.
+        let http = HTTPClient(configuration: HTTPClientConfiguration(
+            timeouts: HTTPTimeouts(lowSpeedTime: .milliseconds(Int(options.stallTimeout * 1000)))))
         let account = try AccountResolver.resolve(options: options, http: http, logger: logger)
         let endpoints = (options.endpoint ?? account.endpoint).map { BoxEndpoints(serverBase: $0) } ?? .box
         endpoint = endpoints.apiBase

@@ -3,8 +3,9 @@ import Foundation
 /// The channel from the mount daemon back to the `mount.boxfs` that started it.
 ///
 /// `fork()` is unsafe once the Swift runtime has threads, so `mount.boxfs` starts a fresh copy of
-/// itself in foreground mode with a pipe on `BOXFS_READY_FD`. The daemon writes one line: `ok` once
-/// the kernel has accepted the mount, or the error that stopped it; the parent exits accordingly.
+/// itself in foreground mode with a pipe on `BOXFS_READY_FD`. The daemon ends with one line: `ok` once
+/// the kernel has accepted the mount, or the error that stopped it; the parent exits accordingly. Before
+/// that it may send `wait: ...` lines (what a slow start is waiting for), which the parent prints.
 struct ReadinessPipe: Sendable {
     static let environmentKey = "BOXFS_READY_FD"
 
@@ -21,9 +22,16 @@ struct ReadinessPipe: Sendable {
 
     func fail(_ message: String) { send("error: " + message.replacingOccurrences(of: "\n", with: " ") + "\n") }
 
+    /// What a slow start waits for; the pipe stays open.
+    func progress(_ message: String) { write("wait: " + message.replacingOccurrences(of: "\n", with: " ") + "\n") }
+
     private func send(_ line: String) {
-        var bytes = Array(line.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(descriptor, $0.baseAddress, $0.count) }
+        write(line)
         close(descriptor)
+    }
+
+    private func write(_ line: String) {
+        var bytes = Array(line.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
     }
 }

@@ -31,14 +31,26 @@ extension FileSystem {
         return entries
     }
 
-    /// Counts a kernel reference for an entry readdirplus sent, and returns its attributes with its inode.
-    public func rememberEntry(handle: UInt64, position: Int) throws(FSError) -> FileAttributes {
+    /// Counts a kernel reference for an entry readdirplus sends, and returns its attributes with its inode; nil
+    /// when the folder no longer holds that name (renamed or deleted since the snapshot): the entry is left
+    /// out, since a node made from the snapshot's item would bring back the old name (a later open of the new
+    /// name would find that node, and its upload would rename the Box file back).
+    public func rememberEntry(handle: UInt64, position: Int) throws(FSError) -> FileAttributes? {
         guard case .directory(let snapshot)? = handles.withLock({ $0.handle(handle) }) else { throw .badHandle }
         guard position >= 2, position - 2 < snapshot.items.count else { return try attributes(snapshot.inode) }
         // The snapshot may be older than writes, uploads and renames since: the kernel is given what the
         // folder holds under that name now (a new file's made-up id may have become its Box id meanwhile).
         let listed = snapshot.items[position - 2]
-        return remember(currentItem(named: listed.name, inFolder: snapshot.inode) ?? listed, parent: snapshot.inode)
+        switch currentItem(named: listed.name, inFolder: snapshot.inode) {
+        case .some(let current): return remember(current, parent: snapshot.inode)
+        case .none where folderIsListed(snapshot.inode): return nil
+        case .none: return remember(listed, parent: snapshot.inode)
+        }
+    }
+
+    /// Whether the mount holds a listing of the folder (then a name missing from it is gone).
+    func folderIsListed(_ inode: UInt64) -> Bool {
+        tree.withLock { tree in tree.node(inode).map { tree.listings[$0.item.id] != nil } ?? false }
     }
 
     /// What the folder shows under `name` now (local files over its cached listing, however old), or nil.

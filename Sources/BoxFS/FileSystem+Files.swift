@@ -116,7 +116,7 @@ extension FileSystem {
             do {
                 try file.staging.sync()
                 try persistModifiedTime(number)
-                if try await !writeBack.uploader.fileClosed(entryID) {
+                if try await !writeBack.uploader.fileClosed(entryID, reopened: hasWriters(number)) {
                     logger.debug("\(file.item.name) was uploaded before its last close")
                 }
             } catch {
@@ -124,6 +124,12 @@ extension FileSystem {
             }
         }
         dropIfIdle(number)
+    }
+
+    /// Whether local file `number` has a writer now: asked by the uploader when a close reaches it,
+    /// since a release and the next open race to it (RELEASE is asynchronous to close(2)).
+    func hasWriters(_ number: UInt64) -> @Sendable () -> Bool {
+        { [self] in (locals.withLock { $0.file(number)?.writers } ?? 0) > 0 }
     }
 
     /// Counts one more handle on the local file of an item, if it has one; returns its number.
@@ -159,12 +165,15 @@ extension FileSystem {
                 }
                 return number
             } catch {
-                locals.withLock { files in
+                let writers = locals.withLock { files in
                     files.update(number) { file in
                         file.handles -= 1
                         file.writers -= 1
+                        return file.writers
                     }
                 }
+                // A release that raced this open left its close to us (it saw a writer): send it now.
+                if writers == 0 { _ = try? await writeBack.uploader.fileClosed(entryID, reopened: hasWriters(number)) }
                 throw FSError(error, context: "opening \(item.name)")
             }
         }

@@ -117,21 +117,50 @@ extension FileSystem {
             return
         }
         guard let file = locals.withLock({ $0.file(number) }) else { throw .badHandle }
-        let byPath = file.writers == 0
+        // A change by path counts as a writer until its close is sent: a release racing it then cannot
+        // close the entry (and start an upload) between this `fileOpened` and the change.
+        let byPath = locals.withLock { files in
+            files.update(number) { file -> Bool in
+                guard file.writers == 0 else { return false }
+                file.writers += 1
+                return true
+            }
+        } ?? false
+        // The close that pairs with this change's open is sent whatever happens, so a failed change never
+        // leaves the entry open (and so never uploaded).
+        func closeByPath() async throws {
+            guard byPath else { return }
+            let closing = locals.withLock { files in files.update(number) { $0.writers -= 1 } } != nil
+            if closing { try await writeBack.uploader.fileClosed(entryID, reopened: hasWriters(number)) }
+        }
         do {
-            if byPath, try await !writeBack.uploader.fileOpened(entryID) {
+            var stillJournaled = true
+            do {
+                if byPath { stillJournaled = try await writeBack.uploader.fileOpened(entryID) }
+            } catch {
+                if byPath { locals.withLock { files in _ = files.update(number) { $0.writers -= 1 } } }
+                throw error
+            }
+            if !stillJournaled {
                 // Its upload finished meanwhile: this change needs an entry of its own.
                 locals.withLock { $0.forgetEntry(entryID, of: number) }
-                guard let fresh = try await ensureEntry(number) else { return }
+                guard let fresh = try await ensureEntry(number) else {
+                    locals.withLock { files in _ = files.update(number) { $0.writers -= 1 } }
+                    return
+                }
                 entryID = fresh
             }
-            let sizeChange = try change(file.staging)
-            locals.withLock { files in files.update(number) { $0.apply(sizeChange, modified: modified) } }
-            if explicitTime || byPath { try persistModifiedTime(number) }
-            if byPath {
-                try file.staging.sync()
-                try await writeBack.uploader.fileClosed(entryID)
+            let sizeChange: SizeChange
+            do {
+                sizeChange = try change(file.staging)
+                locals.withLock { files in files.update(number) { $0.apply(sizeChange, modified: modified) } }
+                if explicitTime || byPath { try persistModifiedTime(number) }
+                if byPath { try file.staging.sync() }
+            } catch {
+                try? await closeByPath()
+                throw error
             }
+            try await closeByPath()
         } catch {
             throw FSError(error, context: "changing \(file.item.name)")
         }

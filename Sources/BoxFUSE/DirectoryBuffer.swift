@@ -6,7 +6,7 @@ import Foundation
 enum DirectoryBuffer {
     /// Fills at most `size` bytes with entries and replies. For readdirplus, each entry other than
     /// "." and ".." that fits counts as a lookup (the kernel will later `forget` it), so the core is
-    /// told only about the entries that were really sent.
+    /// told only about the entries that were really sent (and an entry gone since the opendir is left out).
     static func fill(
         _ request: FUSERequest, entries: [DirectoryEntry], filesystem fs: FileSystem, handle: UInt64, size: Int, plus: Bool
     ) throws(FSError) {
@@ -25,7 +25,9 @@ enum DirectoryBuffer {
             let isDot = entry.position < 2
             var attributes = entry.attributes
             if plus, !isDot {
-                attributes = try fs.rememberEntry(handle: handle, position: entry.position)
+                // Gone since the folder was opened: left out rather than linked under a name it no longer has.
+                guard let current = try fs.rememberEntry(handle: handle, position: entry.position) else { continue }
+                attributes = current
             } else if !isDot {
                 // Plain readdir needs only a stable, non-zero d_ino; the kernel looks names up later.
                 attributes.inode = 0x8000_0000_0000_0000 | UInt64(entry.position)

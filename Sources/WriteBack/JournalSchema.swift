@@ -56,6 +56,18 @@ enum JournalSchema {
                         PRIMARY KEY (upload_id, sha1));
                     """)
         }
+        // Box file versions this mount's uploads made, whatever entry made them (outlives the entry): a 412
+        // whose current version is one of these is the mount's own earlier upload, not a change elsewhere.
+        migrator.registerMigration("v3") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE own_version (
+                        file_id TEXT NOT NULL,
+                        version_id TEXT NOT NULL,
+                        created_at REAL NOT NULL,
+                        PRIMARY KEY (file_id, version_id));
+                    """)
+        }
         return migrator
     }
 }

@@ -24,23 +24,44 @@ struct UploadAttempt: Sendable {
     let logger: Logger
 
     func run(entryID: Int64, target: UploadTarget, generation: Int64) async -> Outcome {
-        let outcome = await once(entryID: entryID, target: target, generation: generation)
-        // Two 412s that are nobody else's change, answered by sending again against the current etag:
+        let outcome = noted(await once(entryID: entryID, target: target, generation: generation))
+        // Three 412s that are nobody else's change, answered by sending again against the current etag:
         // a rename or move on Box changes the etag but not the content (Box still holds the version
-        // the local content was based on), and an earlier attempt of this entry whose answer was lost
-        // made the current version itself (Box holds content this entry sent).
+        // the local content was based on); an earlier attempt of this entry whose answer was lost
+        // made the current version itself (Box holds content this entry sent); or another entry of this
+        // mount made it (a version in `own_version`: an upload that landed while this entry's content was
+        // being taken from an older base, e.g. a rename over a file whose upload was on the wire). The
+        // mount's own versions are all older than its newest local content, so they are built on, never
+        // kept beside it as a conflicted copy. The version id is compared, not the SHA-1, so someone else
+        // restoring identical bytes is still a conflict.
         guard case .failed(.changedOnBox) = outcome,
             case .newVersion(let fileID, let parentID, let name, _, let baseSHA1) = target,
             let current = try? await client.file(id: fileID), let currentSHA1 = current.sha1,
             currentSHA1 == baseSHA1 || ((try? journal.sentDigests(id: entryID)) ?? []).contains(currentSHA1)
+                || isOwnVersion(current)
         else { return outcome }
         if currentSHA1 != baseSHA1 {
-            logger.info("an earlier attempt stored older content; sending this as its next version",
+            logger.info("an earlier upload of this mount stored other content; sending this as its next version",
                         metadata: ["file": "\(fileID)"])
         }
         let refreshed = UploadTarget.newVersion(
             fileID: fileID, parentID: parentID, name: name, baseETag: current.etag, baseSHA1: currentSHA1)
-        return await once(entryID: entryID, target: refreshed, generation: generation)
+        return noted(await once(entryID: entryID, target: refreshed, generation: generation))
+    }
+
+    private func isOwnVersion(_ item: BoxItem) -> Bool {
+        guard let version = item.fileVersionID else { return false }
+        return ((try? journal.ownVersions(fileID: item.id)) ?? []).contains(version)
+    }
+
+    /// Remembers the version an upload created as this mount's own, whatever becomes of the entry.
+    private func noted(_ outcome: Outcome) -> Outcome {
+        switch outcome {
+        case .uploaded(let item), .earlierUpload(let item):
+            if let version = item.fileVersionID { try? journal.noteOwnVersion(fileID: item.id, versionID: version) }
+        default: break
+        }
+        return outcome
     }
 
     private func once(entryID: Int64, target: UploadTarget, generation: Int64) async -> Outcome {

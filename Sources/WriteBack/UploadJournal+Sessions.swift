@@ -98,3 +98,22 @@ extension UploadJournal {
         }
     }
 }
+
+extension UploadJournal {
+    /// This mount's upload made `versionID` of Box file `fileID`. Rows older than 30 days are dropped: by then
+    /// no entry can still be based on a version older than them.
+    public func noteOwnVersion(fileID: String, versionID: String) throws {
+        let now = Date().timeIntervalSince1970
+        try write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO own_version VALUES (?, ?, ?)", arguments: [fileID, versionID, now])
+            try db.execute(sql: "DELETE FROM own_version WHERE created_at < ?", arguments: [now - 30 * 86_400])
+        }
+    }
+
+    /// Versions of Box file `fileID` this mount's uploads created (any entry, this run or an earlier one).
+    public func ownVersions(fileID: String) throws -> Set<String> {
+        try read { db in
+            Set(try String.fetchAll(db, sql: "SELECT version_id FROM own_version WHERE file_id = ?", arguments: [fileID]))
+        }
+    }
+}

@@ -71,11 +71,16 @@ public actor Uploader {
     }
 
     /// The last writer closed the file; `contentModifiedAt` (the mtime) goes with the upload.
-    /// Returns false when the entry is gone.
+    /// `reopened` is asked here, inside the uploader: true when a writer opened the file after this
+    /// close was decided (its `fileOpened` may have come first); the close is then void, and that
+    /// writer's own close ends the entry's open state. Returns false when the entry is gone.
     @discardableResult
-    public func fileClosed(_ id: Int64, contentModifiedAt: Date? = nil) throws -> Bool {
+    public func fileClosed(
+        _ id: Int64, contentModifiedAt: Date? = nil, reopened: @Sendable () -> Bool = { false }
+    ) throws -> Bool {
         if machines[id] == nil { guard try fileOpened(id) else { return false } }
         if let contentModifiedAt { try journal.setContentModifiedAt(id: id, contentModifiedAt) }
+        guard !reopened() else { return true }
         feed(id, .closed(now: now()))
         return true
     }

@@ -119,6 +119,46 @@ final class HangTests: LoggedMountTestCase {
         XCTAssertEqual(interrupted.status, 124, "timeout reports that it interrupted cat: \(interrupted.stderr)")
         XCTAssertLessThan(took, 1 + 2, "SIGINT ends cat within a second or two of its sending, took \(took) s")
     }
+
+    // MARK: mount start
+
+    /// Mounts boxsim (already started, faults set) on a fresh folder; returns the mount command's result.
+    private func mountStarted(_ sim: BoxSimProcess, options: [String] = []) throws -> (CommandResult, Double) {
+        let mountpoint = FileManager.default.temporaryDirectory.appendingPathComponent("boxfs-hang-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: mountpoint, withIntermediateDirectories: true)
+        temporaryDirectories.append(mountpoint)
+        addTeardownBlock { _ = try? Shell.run(["fusermount3", "-u", "-z", mountpoint.path]) }
+        let started = Date()
+        let result = try MountFixture.runMount(
+            source: "box:", mountpoint: mountpoint.path,
+            options: ["endpoint=\(sim.baseURL)", "cache_dir=\(mountpoint.path)-cache"] + options, token: sim.developerToken)
+        temporaryDirectories.append(URL(fileURLWithPath: mountpoint.path + "-cache"))
+        return (result, Date().timeIntervalSince(started))
+    }
+
+    func testAMountWhoseServerIsSlowToAnswerSaysWhatItWaitsFor() async throws {
+        let sim = try await BoxSimProcess.start(seed: try SeedTree.make(texts: ["a.txt": "a\n"]))
+        boxsim = sim
+        try api.addFault(["path_prefix": "/2.0/users/me", "latency_ms": 8000, "count": 1])
+        let (result, _) = try mountStarted(sim)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(
+            result.stderr.contains("still waiting for \(sim.baseURL) to answer (signing in and finding the folder to mount)"),
+            "a slow start says what it waits for: \(result.stderr)")
+    }
+
+    func testAnAPICallThatNeverAnswersIsTriedAgainAfterTheStallTimeout() async throws {
+        let sim = try await BoxSimProcess.start(seed: try SeedTree.make(texts: ["a.txt": "a\n"]))
+        boxsim = sim
+        // The first sign-in request never answers: with stall_timeout=2 it is given up and sent again.
+        try api.addFault(["path_prefix": "/2.0/users/me", "latency_ms": 600_000, "count": 1])
+        let (result, took) = try mountStarted(sim, options: ["stall_timeout=2"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertLessThan(took, 2 + 8, "the hung request is dropped after stall_timeout (2 s) and retried, took \(took) s")
+        // boxsim logs a request when it is answered: the hung one never is, the one sent again is.
+        let signIns = try sim.requestLog().filter { $0.path == "/2.0/users/me" && $0.status == 200 }
+        XCTAssertEqual(signIns.count, 1, "the request sent again was answered: \(signIns)")
+    }
 }
 
 /// A command started in the background, so a test can signal it while it waits in the filesystem.

@@ -76,6 +76,29 @@ final class UploaderTransferTests: XCTestCase {
         XCTAssertEqual(uploads.map(\.status), [201], "one upload for the burst")
     }
 
+    /// The kernel's RELEASE comes after close(2) returned, so one writer's close can reach the uploader after
+    /// the next writer's open: that close must not start an upload under the writer that still holds the file
+    /// (whose bytes would then be missing from an upload taken as the last).
+    func testACloseThatArrivesAfterTheNextOpenIsVoidWhileTheFileIsHeld() async throws {
+        let journal = try fixture.journal()
+        let path = try fixture.stage(Data("first".utf8))
+        let entry = try journal.record(stagingPath: path, target: .newFile(parentID: "0", name: "held.txt"),
+                                       contentModifiedAt: nil)
+        var configuration = UploaderConfiguration.forTests
+        configuration.writeBackDelay = 0
+        let uploader = fixture.uploader(journal, configuration)
+        try await uploader.fileOpened(entry.id)   // writer 1
+        try await uploader.fileOpened(entry.id)   // writer 2, before writer 1's close arrives
+        try await uploader.fileClosed(entry.id, reopened: { true })  // writer 1's late close
+        try await Task.sleep(for: .milliseconds(500))
+        let early = try await fixture.logged("/api/2.0/files", method: "POST")
+        XCTAssertEqual(early.count, 0, "nothing is sent while writer 2 holds the file")
+        try Data("first and second".utf8).write(to: URL(fileURLWithPath: path))
+        try await uploader.fileClosed(entry.id)   // writer 2's close
+        let events = try await collect(uploader) { finalItems($0).count == 1 }
+        XCTAssertEqual(try XCTUnwrap(finalItems(events)[entry.id]).sha1, FileDigest.sha1(Data("first and second".utf8)).hex)
+    }
+
     func testNewUploaderOnTheSameJournalResumesTheSessionWithoutResendingParts() async throws {
         let size = 40 * 1024 * 1024  // 5 parts of 8 MiB
         let path = try fixture.stagePattern(size: size, seed: 7)
