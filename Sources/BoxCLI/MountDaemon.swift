@@ -26,11 +26,11 @@ struct MountDaemon {
         let stateLock: StateLock?
         let adopted: [AdoptedJournal]
         do {
-            let waiting = StartupWatch.start(endpoint: endpoint) { message in
+            let waiting = StartupWatch(endpoint: endpoint) { message in
                 if let readiness { readiness.progress(message) } else { FileHandle.standardError.write(Data("mount.boxfs: \(message)\n".utf8)) }
             }
             defer { waiting.cancel() }
-            (mount, filesystem, stateLock, adopted) = try await prepare(reportingEndpoint: &endpoint)
+            (mount, filesystem, stateLock, adopted) = try await prepare(reportingEndpoint: &endpoint, watch: waiting)
             waiting.cancel()
             let resumed = try await filesystem.startWriteBack()
             if resumed > 0 { logger.notice("finishing \(resumed) upload(s) journaled by an earlier run") }
@@ -75,7 +75,7 @@ struct MountDaemon {
     /// Everything that can fail before the kernel is asked for the mount: token, endpoint, source.
     /// `endpoint` becomes the API base the mount talks to as soon as the account has chosen it (the
     /// `-o endpoint` option, else the profile's), so a failure message names the server really tried.
-    private func prepare(reportingEndpoint endpoint: inout String) async throws -> (FUSEMount, FileSystem, StateLock?, [AdoptedJournal]) {
+    private func prepare(reportingEndpoint endpoint: inout String, watch: StartupWatch) async throws -> (FUSEMount, FileSystem, StateLock?, [AdoptedJournal]) {
         var options = self.options
         if source.isReadOnly { options.readOnly = true }  // shared links: the kernel's `ro` flag
         if let scopes = options.downscope, !scopes.contains(where: { $0 == "root_readwrite" || $0 == "item_upload" }) {
@@ -88,6 +88,7 @@ struct MountDaemon {
         let account = try AccountResolver.resolve(options: options, http: http, logger: logger)
         let endpoints = (options.endpoint ?? account.endpoint).map { BoxEndpoints(serverBase: $0) } ?? .box
         endpoint = endpoints.apiBase
+        watch.waitingFor(endpoint)
         let tokens = account.tokens
         var client = BoxClient(endpoints: endpoints, http: http, tokens: tokens, logger: logger)
         let asUser = options.asUser ?? account.asUser
@@ -102,8 +103,11 @@ struct MountDaemon {
             throw StartupError(
                 description: "shared_link_password_file is only for shared link sources (https://…/s/TOKEN)")
         }
-        // A quick, nearly retry-free copy, so a wrong endpoint or token fails the mount at once.
-        let probe = client.withRetryPolicy(.init(maxAttempts: 2, maxTotalWait: 2))
+        // A quick copy, so a wrong endpoint or token fails the mount within seconds; a transient answer (5xx,
+        // 429 with its Retry-After, a lost connection) is still tried again, as for every Box call.
+        var quick = RetryPolicy(maxAttempts: 5, maxTotalWait: 8)
+        quick.retriesUnreachable = false
+        let probe = client.withRetryPolicy(quick)
         let user = try await AuthStartup.checkUser(
             probe, asUser: asUser, rejectedTokenAdvice: account.rejectedTokenAdvice)
         logger.info("signed in to Box as user \(user.id) with \(account.label)")

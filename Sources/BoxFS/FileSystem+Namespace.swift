@@ -32,7 +32,16 @@ extension FileSystem {
         let folder = try folderItem(parent)
         try await checkNameFree(name, in: folder, inode: parent)
         let created: BoxItem
-        do { created = try await client.createFolder(name: name, parentID: folder.id) } catch {
+        do {
+            do {
+                created = try await client.createFolder(name: name, parentID: folder.id)
+            } catch let error as BoxAPIError where error.isNameInUse {
+                // Free in the mount, taken on Box: an upload of this mount that landed under a name since
+                // changed here, which its follow-up frees (see `rename`).
+                await settleOwnChanges(inFolder: folder.id)
+                created = try await client.createFolder(name: name, parentID: folder.id)
+            }
+        } catch {
             throw refusedName(FSError(error, context: "creating folder \(name)"))
         }
         let node = tree.withLock { tree in

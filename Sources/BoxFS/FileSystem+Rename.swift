@@ -22,6 +22,7 @@ extension FileSystem {
         let (folder, item) = try await child(name, in: parent)
         if parent == newParent, BoxName.same(name, newName) { return }
         let target = try folderItem(newParent)
+        await cleanups.settle([folder.id, target.id])
         let present = try await listing(of: target, inode: newParent)
         if let clash = present.first(where: {
             BoxName.sameOnBox($0.name, newName) && !BoxName.same($0.name, newName) && $0.id != item.id
@@ -59,12 +60,24 @@ extension FileSystem {
         }
         let newName = BoxName.same(name, item.name) ? nil : name
         let newParent = target.id == folder.id ? nil : target.id
+        // A local copy is named anew before Box is asked, so an upload of it landing meanwhile follows the
+        // new name (its follow-up would otherwise rename the Box file back). Gone already: its upload landed
+        // and the Box rename below is all there is to do.
+        var relocated = false
+        if let local { relocated = (try? await relocate(local.number, name: name, parentID: target.id)) != nil }
         let moved: BoxItem
         do {
-            moved = item.kind == .folder
-                ? try await client.updateFolder(id: item.id, name: newName, parentID: newParent)
-                : try await client.updateFile(id: item.id, name: newName, parentID: newParent)
+            do {
+                moved = try await boxMove(item, name: newName, parentID: newParent)
+            } catch let error as BoxAPIError where error.isNameInUse {
+                // Box holds the name although the mount shows it free: an upload of this mount that landed
+                // there after all (one since renamed or replaced here), which its follow-up removes. Once the
+                // folder's uploads and cleanups are done, the name is free or truly taken.
+                await settleOwnChanges(inFolder: target.id)
+                moved = try await boxMove(item, name: newName, parentID: newParent)
+            }
         } catch {
+            if relocated, let local { _ = try? await relocate(local.number, name: item.name, parentID: folder.id) }
             throw refusedName(FSError(error, context: "renaming \(item.name) to \(name)"), renaming: true)
         }
         if let local {
@@ -72,15 +85,28 @@ extension FileSystem {
             locals.withLock { files in
                 files.update(local.number) { file in
                     if let base = file.base, base.sha1 == moved.sha1 { file.base = moved }
+                    file.item.name = moved.name
                 }
             }
-            _ = try await relocate(local.number, name: moved.name, parentID: target.id)
         }
         tree.withLock { tree in
             tree.removeFromListing(id: item.id, folderID: folder.id)
             tree.upsert(moved, inFolder: target.id)
             tree.setParent(id: item.id, parentInode: parentInode)
         }
+    }
+
+    private func boxMove(_ item: BoxItem, name: String?, parentID: String?) async throws -> BoxItem {
+        item.kind == .folder
+            ? try await client.updateFolder(id: item.id, name: name, parentID: parentID)
+            : try await client.updateFile(id: item.id, name: name, parentID: parentID)
+    }
+
+    /// Waits until what the mount itself is doing to a Box folder (uploads on the wire, cleanups after them)
+    /// is done.
+    func settleOwnChanges(inFolder folderID: String) async {
+        await writeBack?.uploader.settle(folderID: folderID)
+        await cleanups.settle([folderID])
     }
 
     /// Points a local file (and its pending upload) at a new name and folder; returns its item. If

@@ -15,6 +15,7 @@ extension FileSystem {
         removeOrphanStagingFiles(keeping: Set(pending.map(\.stagingPath)), in: writeBack.stagingDirectory)
         // Synchronously, inside the uploader: the core's view of each entry is never behind it.
         await writeBack.uploader.setEventSink { [self] event in handle(event) }
+        await writeBack.uploader.setBeforeSending { [cleanups] folderID in await cleanups.settle([folderID]) }
         do { return try await writeBack.uploader.start() } catch {
             throw FSError(error, context: "resuming journaled uploads")
         }
@@ -122,7 +123,8 @@ extension FileSystem {
             if item.name != wanted.name || item.parentID != wanted.parentID {
                 // Renamed or moved here while its upload ran: bring Box's name in line.
                 let client = self.client, logger = self.logger
-                Task {
+                let folders = Set([item.parentID, wanted.parentID].compactMap { $0 })
+                cleanups.start(in: folders) {
                     do { _ = try await client.updateFile(id: item.id, name: wanted.name, parentID: wanted.parentID) } catch {
                         logger.error("\"\(item.name)\" reached Box, but renaming it to \"\(wanted.name)\" failed: \(error)")
                     }
@@ -160,7 +162,7 @@ extension FileSystem {
 
     private func deleteFromBox(_ item: BoxItem, reason: String) {
         let client = self.client, logger = self.logger
-        Task {
+        cleanups.start(in: Set([item.parentID].compactMap { $0 })) {
             do { try await client.deleteFile(id: item.id, ifMatch: item.etag) } catch {
                 logger.warning("could not remove \(reason) (\(item.name), id \(item.id)) from Box: \(error)")
             }

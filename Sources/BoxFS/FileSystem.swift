@@ -47,6 +47,9 @@ public final class FileSystem: Sendable {
     /// Local copies being stored in the block cache as they are let go of, by Box file id (see `retire`).
     let seedings = Mutex<[String: Task<Void, Never>]>([:])
 
+    /// Box changes made on the mount's own behalf after uploads land, which namespace operations wait for.
+    let cleanups = BoxCleanups()
+
     /// The file shown when the mounted item is a single file (a shared link to a file), else nil.
     let singleFileID: String?
 

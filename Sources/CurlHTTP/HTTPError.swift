@@ -43,6 +43,13 @@ public struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
         return Self.transientCodes.contains(curlCode)
     }
 
+    /// Nothing answered at the address at all (refused, unreachable, no such host): a wrong endpoint, or
+    /// the network down.
+    public var isUnreachable: Bool {
+        kind == .transport
+            && [Int(CURLE_COULDNT_CONNECT.rawValue), Int(CURLE_COULDNT_RESOLVE_HOST.rawValue)].contains(curlCode)
+    }
+
     /// A connect, low-speed or total timeout.
     public var isTimeout: Bool {
         kind == .transport && curlCode == Int(CURLE_OPERATION_TIMEDOUT.rawValue)

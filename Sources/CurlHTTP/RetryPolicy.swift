@@ -26,6 +26,9 @@ public struct RetryPolicy: Sendable, Equatable {
     public var maxTotalWait: Double
     /// 0…1: the backoff wait is drawn uniformly from `[delay × (1 - jitter), delay]`.
     public var jitter: Double
+    /// Whether an address where nothing answers (refused, no such host) is tried again. The mount's first
+    /// calls say no: a wrong endpoint then fails the mount at once, while a 5xx or 429 is still waited out.
+    public var retriesUnreachable = true
 
     public init(
         maxAttempts: Int = 5, baseDelay: Double = 0.5, maxDelay: Double = 8, maxTotalWait: Double = 30,

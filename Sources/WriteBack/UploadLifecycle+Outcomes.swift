@@ -20,8 +20,11 @@ extension UploadLifecycle {
             phase = .done
             return [.report(item, isFinal: true), .forget]
         }
+        // The name and folder stay the target's: a rename here while the upload ran retargeted it, and what
+        // Box answered for the upload may predate that rename (a journal holding Box's older name would, after
+        // a crash, give the file its old name back).
         let next = UploadTarget.newVersion(
-            fileID: item.id, parentID: item.parentID ?? target.parentID, name: item.name, baseETag: item.etag,
+            fileID: item.id, parentID: target.parentID, name: target.name, baseETag: item.etag,
             baseSHA1: item.sha1)
         target = next
         var actions: [Action] = [.saveTarget(next), .report(item, isFinal: false)]

@@ -75,8 +75,10 @@ extension Uploader {
     func startQueued() {
         while running.count < configuration.maxConcurrentUploads, !queued.isEmpty, !isShutDown {
             let next = queued.removeFirst()
-            let attempt = self.attempt
+            let attempt = self.attempt, settle = self.beforeSending
+            runningFolders[next.id] = next.target.parentID
             running[next.id] = Task { [weak self] in
+                await settle?(next.target.parentID)
                 let outcome = await attempt.run(entryID: next.id, target: next.target, generation: next.generation)
                 await self?.finished(next.id, target: next.target, generation: next.generation, outcome: outcome)
             }
@@ -85,6 +87,7 @@ extension Uploader {
 
     private func finished(_ id: Int64, target attempted: UploadTarget, generation: Int64, outcome: UploadAttempt.Outcome) {
         running.removeValue(forKey: id)
+        runningFolders.removeValue(forKey: id)
         defer { startQueued() }
         guard !isShutDown else { return }
         if machines[id] == nil, case .uploaded(let item) = outcome {

@@ -18,11 +18,15 @@ public actor Uploader {
 
     var machines: [Int64: UploadLifecycle] = [:]
     var running: [Int64: Task<Void, Never>] = [:]
+    /// The folder each running attempt sends to (for `settle`).
+    var runningFolders: [Int64: String] = [:]
     var queued: [(id: Int64, target: UploadTarget, generation: Int64)] = []
     var timers: [Int64: Task<Void, Never>] = [:]
     var recentErrors: [UploaderStatus.ErrorRecord] = []
     var isShutDown = false
     var sink: (@Sendable (UploaderEvent) -> Void)?
+    /// Awaited before each attempt with the target's folder id (see `setBeforeSending`).
+    var beforeSending: (@Sendable (String) async -> Void)?
     /// Items that discarded entries' attempts created anyway, for `discard` to return.
     var landedAfterDiscard: [Int64: BoxItem] = [:]
 
@@ -95,10 +99,24 @@ public actor Uploader {
         return true
     }
 
+    /// Waits for the attempts now sending to `folderID` (landed or not): what they made in the folder is
+    /// then known, and reported through the event sink, before the caller looks at the folder on Box again.
+    public func settle(folderID: String) async {
+        let attempts = runningFolders.filter { $0.value == folderID }.compactMap { running[$0.key] }
+        for attempt in attempts { await attempt.value }
+    }
+
     /// Receives every event synchronously, inside the uploader, before the entry can change again:
     /// the core's bookkeeping is never behind the journal. (Call before `start`.)
     public func setEventSink(_ sink: @escaping @Sendable (UploaderEvent) -> Void) {
         self.sink = sink
+    }
+
+    /// Something to wait for before an attempt sends to a folder: the core's own cleanups there (an upload
+    /// that landed under a name since replaced is being removed), so a new file never meets Box's 409 for a
+    /// name the mount is freeing and becomes a conflicted copy. (Call before `start`.)
+    public func setBeforeSending(_ hook: @escaping @Sendable (String) async -> Void) {
+        beforeSending = hook
     }
 
     func emit(_ event: UploaderEvent) {

@@ -19,13 +19,12 @@ struct ModelSettings: Sendable {
     /// Longest a stretch of operations may take before it counts as a hang.
     var segmentSeconds: Double = 120
 
-    /// The bounded run of scripts/test (no `BOXFS_MODEL_MINUTES`): more seeds, no faults and no remounts until the
-    /// divergences they find today are fixed (docs/TESTING.md "Known divergences"); then `on` and `on`. A soak
-    /// runs with both unless told otherwise.
-    static let boundedSeeds: [UInt64] = [1, 2, 3]
+    /// The bounded run of scripts/test (no `BOXFS_MODEL_MINUTES`): a few seeds with server faults, remounts and
+    /// kills on, as a soak runs unless told otherwise.
+    static let boundedSeeds: [UInt64] = [1, 2, 3, 4]
     static let boundedSteps = 60
-    static let boundedFaults = "off"
-    static let boundedRemounts = "off"
+    static let boundedFaults = "on"
+    static let boundedRemounts = "on"
 
     /// 5xx and 429 (with Retry-After) at random, on every Box request.
     static let serverErrors = [

@@ -102,4 +102,25 @@ extension WriteRaceTests {
         try await waitForBox("t/f1", text: "second\n")
         XCTAssertEqual(try boxNames(in: "t"), ["f1"])
     }
+
+    /// Defect: an upload that landed after the file was renamed here (and was not its last) put Box's older
+    /// name back into the journal; after a `kill -9` the next mount gave the file its old name back on Box.
+    func testARenameWhileAnUploadIsOnTheWireSurvivesAKill() async throws {
+        let mount = try await startAndMount(options: ["write_back_delay=3"])
+        try write("first\n", to: mount.path("f2"))
+        // The first upload (after 3 s) takes 2 s on the wire; meanwhile the file grows and is renamed.
+        let upload = try api.addFault(["path_prefix": "/api/2.0/files/content", "method": "POST", "latency_ms": 2000,
+                                       "count": 1])
+        try await waitUntilUsed(fault: upload, timeout: 30)
+        try append("second\n", to: mount.path("f2"))
+        try succeed(["mv", mount.path("f2"), mount.path("f0")])
+        try await waitForAnswers("POST", "/api/2.0/files/content", status: 201)
+        try await Task.sleep(for: .milliseconds(300))  // the landed upload is booked; the next waits 3 s
+        try await crash(mount)
+        let again = try mountWritable()
+        try await waitUntilSettled(again)
+        try await waitForBox("f0", text: "first\nsecond\n", timeout: 60)
+        XCTAssertEqual(try boxNames(in: ""), ["f0"], "the file keeps its new name on Box")
+        XCTAssertEqual(try succeed(["cat", again.path("f0")]), "first\nsecond\n")
+    }
 }

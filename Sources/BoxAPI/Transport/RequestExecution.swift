@@ -62,7 +62,8 @@ extension BoxClient {
                 if Task.isCancelled { throw CancellationError() }
                 error = BoxAPIError(transport: transportError, request: request)
                 error.earlierAttemptMayHaveLanded = earlierAttemptMayHaveLanded
-                failure = .transport(isTransient: transportError.isTransient)
+                failure = .transport(isTransient: transportError.isTransient
+                    && (retryPolicy.retriesUnreachable || !transportError.isUnreachable))
             } catch is CancellationError {
                 throw CancellationError()
             } catch let other as BoxAPIError {
