@@ -48,6 +48,7 @@ extension InodeTable {
         effect.itemInode = inode
         var folders = holders.map(\.folderID)
         if !removed, let parentID = item.parentID, !folders.contains(parentID) { folders.append(parentID) }
+        if removed, item.kind == .folder, listings[item.id] != nil { folders.append(item.id) }
         let mark = ownChanges.mark()
         for folderID in folders {
             listings[folderID] = nil
