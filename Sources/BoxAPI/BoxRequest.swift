@@ -20,6 +20,10 @@ struct BoxRequest: Sendable {
     var isAuthorized = true
     /// Where a successful response's body goes (downloads stream into a sink).
     var responseBody: HTTPResponseDestination = .memory
+    /// Time limits of its own (a long poll); nil: the client's.
+    var timeouts: HTTPTimeouts?
+    /// What logs call an unauthorized request (default: a download location, itself a credential).
+    var unauthorizedLogName = "<download location>"
 
     init(method: HTTPMethod, url: String) {
         self.method = method
@@ -38,7 +42,7 @@ struct BoxRequest: Sendable {
     /// Method and path for logs and error messages: never the query (markers are harmless but long)
     /// and never the URL of a pre-signed download, which is itself a short-lived credential.
     var logDescription: String {
-        guard isAuthorized else { return "\(method.rawValue) <download location>" }
+        guard isAuthorized else { return "\(method.rawValue) \(unauthorizedLogName)" }
         return "\(method.rawValue) \(BoxURL.path(of: url))"
     }
 }

@@ -25,12 +25,13 @@ struct MountDaemon {
         let filesystem: FileSystem
         let stateLock: StateLock?
         let adopted: [AdoptedJournal]
+        let follower: EventFollower?
         do {
             let waiting = StartupWatch(endpoint: endpoint) { message in
                 if let readiness { readiness.progress(message) } else { FileHandle.standardError.write(Data("mount.boxfs: \(message)\n".utf8)) }
             }
             defer { waiting.cancel() }
-            (mount, filesystem, stateLock, adopted) = try await prepare(reportingEndpoint: &endpoint, watch: waiting)
+            (mount, filesystem, stateLock, adopted, follower) = try await prepare(reportingEndpoint: &endpoint, watch: waiting)
             waiting.cancel()
             let resumed = try await filesystem.startWriteBack()
             if resumed > 0 { logger.notice("finishing \(resumed) upload(s) journaled by an earlier run") }
@@ -55,8 +56,10 @@ struct MountDaemon {
         SystemdNotify.send("READY=1\nSTATUS=mounted \(source.fsname) on \(mountpoint)")
         logger.info("mounted \(source.fsname) on \(mountpoint)")
         let adoptedRuns = adopted.map { journal in Task { await journal.run() } }
+        follower?.start()
         let status = await serve(mount)
         logger.info("unmounted \(mountpoint)")
+        await follower?.stop()
         SystemdNotify.send("STOPPING=1\nSTATUS=sending pending uploads")
         stateLock?.say("finishing")
         let wait = Duration.milliseconds(Int(options.uploadWait * 1000))
@@ -75,7 +78,9 @@ struct MountDaemon {
     /// Everything that can fail before the kernel is asked for the mount: token, endpoint, source.
     /// `endpoint` becomes the API base the mount talks to as soon as the account has chosen it (the
     /// `-o endpoint` option, else the profile's), so a failure message names the server really tried.
-    private func prepare(reportingEndpoint endpoint: inout String, watch: StartupWatch) async throws -> (FUSEMount, FileSystem, StateLock?, [AdoptedJournal]) {
+    private func prepare(reportingEndpoint endpoint: inout String, watch: StartupWatch) async throws
+        -> (FUSEMount, FileSystem, StateLock?, [AdoptedJournal], EventFollower?)
+    {
         var options = self.options
         if source.isReadOnly { options.readOnly = true }  // shared links: the kernel's `ro` flag
         if let scopes = options.downscope, !scopes.contains(where: { $0 == "root_readwrite" || $0 == "item_upload" }) {
@@ -144,7 +149,10 @@ struct MountDaemon {
         let mount = try FUSEMount(
             filesystem: filesystem, mountpoint: mountpoint, options: options.kernelOptions(fsname: source.fsname),
             debug: false, logger: logger)
-        return (mount, filesystem, stateLock, adopted)
+        let follower = EventFollowerSetup.make(
+            options: options, source: source, endpoint: endpoints.apiBase, userID: user.id, rootID: root.id,
+            client: client, filesystem: filesystem, logger: logger)
+        return (mount, filesystem, stateLock, adopted, follower)
     }
 
     private func resolveRoot(_ client: BoxClient) async throws -> BoxItem {

@@ -50,6 +50,8 @@ public struct MountOptions: Equatable, Sendable {
     /// Seconds a transfer may move nothing before it fails (a read then answers EIO); also the limit
     /// for connecting. At least 1.
     public var stallTimeout: Double = 30
+    /// Follow Box's event stream so changes made elsewhere show within seconds (`events=on|off`).
+    public var followEvents = true
     /// Flags passed through to the kernel mount.
     public var kernelFlags: [String] = []
 
@@ -165,6 +167,10 @@ public struct MountOptions: Equatable, Sendable {
             let state = try required()
             guard state == "on" || state == "off" else { throw ParseError(description: "option 'cache' is on or off") }
             cacheEnabled = state == "on"
+        case "events":
+            let state = try required()
+            guard state == "on" || state == "off" else { throw ParseError(description: "option 'events' is on or off") }
+            followEvents = state == "on"
         case "shared_link_password_file": sharedLinkPasswordFile = try required()
         case "profile": profile = try required()
         case "as_user":

@@ -69,6 +69,10 @@ struct StatusCommand: AsyncParsableCommand {
             "offline_since": report.offlineSince.map { ISO8601DateFormatter().string(from: $0) } ?? NSNull(),
             "offline_reason": report.offlineReason ?? NSNull(), "log": report.log ?? NSNull(),
             "uploading": report.uploading,
+            "events": report.events ?? NSNull(),
+            "events_since": report.eventsSince.map { ISO8601DateFormatter().string(from: $0) } ?? NSNull(),
+            "events_position": report.eventsPosition ?? NSNull(),
+            "events_error": report.eventsError ?? NSNull(),
             "uploads": report.uploads.map { upload -> [String: Any] in
                 [
                     "name": upload.name, "path": mountpoint + "/" + upload.name, "state": upload.state, "bytes_sent": upload.bytesSent,
@@ -130,8 +134,24 @@ enum StatusText {
                 lines.append("    \(formatter.string(from: error.date))  \(error.name): \(error.message)")
             }
         }
+        if let line = eventsLine(report) { lines.append(line) }
         if let log = report.log { lines.append("  log: \(log)") }
         return lines.joined(separator: "\n")
+    }
+
+    /// `changes elsewhere: following Box's events (position N)` or `... listed again every dir_cache_ttl
+    /// since DATE (the event stream failed: REASON)`.
+    static func eventsLine(_ report: StatusReport) -> String? {
+        guard let phase = report.events else { return nil }
+        let since = report.eventsSince.map { ISO8601DateFormatter().string(from: $0) } ?? "?"
+        let position = report.eventsPosition.map { " (position \($0))" } ?? ""
+        switch phase {
+        case "following": return "  changes elsewhere: following Box's events since \(since)\(position)"
+        case "fallback":
+            return "  changes elsewhere: listed again every dir_cache_ttl since \(since)\(position); event stream: \(report.eventsError ?? "failed")"
+        case "starting": return "  changes elsewhere: starting to follow Box's events"
+        default: return "  changes elsewhere: listed again every dir_cache_ttl (events=off)"
+        }
     }
 
     private static func summary(_ report: StatusReport) -> String {

@@ -29,6 +29,10 @@ public final class FileSystem: Sendable {
     let listingOrderReads = Mutex(ListingOrderReads())
     /// Tells the kernel to drop what it cached of an inode (set by the adapter once the session exists).
     let invalidator = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
+    /// Tells the kernel to look a name up again, or that it is gone (set by the adapter once the session exists).
+    let entryInvalidator = Mutex<(@Sendable (KernelEntryChange) -> Void)?>(nil)
+    /// How the mount follows Box's event stream (`EventFollower`).
+    let eventStream = Mutex(EventStreamState())
     /// The account as `GET /users/me` last described it (space, upload limit), and when.
     let account = Mutex<(user: BoxUser, fetchedAt: ContinuousClock.Instant)?>(nil)
     /// The write side (journal, uploader, local copies); nil on a read-only mount.
@@ -75,6 +79,20 @@ public final class FileSystem: Sendable {
         invalidator.withLock { $0 = invalidate }
     }
 
+    /// Registers how to make the kernel forget a name (`fuse_lowlevel_notify_inval_entry`) or learn that it is
+    /// gone (`fuse_lowlevel_notify_delete`); like the invalidator, it must return at once.
+    public func setEntryInvalidator(_ invalidate: @escaping @Sendable (KernelEntryChange) -> Void) {
+        entryInvalidator.withLock { $0 = invalidate }
+    }
+
+    /// How long a cached listing is trusted: `dir_cache_ttl`, or longer while the event stream is followed
+    /// (every change it reports drops the listings it touches).
+    var listingTTL: Duration {
+        let ttl = options.directoryCacheTTL
+        guard ttl > .zero, eventStream.withLock({ $0.phase == .following }) else { return ttl }
+        return max(ttl, options.followedListingTTL)
+    }
+
     public var entryTimeout: Double { options.entryTimeout }
     public var attributeTimeout: Double { options.attributeTimeout }
 
@@ -95,7 +113,7 @@ public final class FileSystem: Sendable {
     public func lookupInFreshListing(parent: UInt64, name: String) throws(FSError) -> FileAttributes? {
         if let control = controlFileAttributes(parent: parent, name: name) { return control }
         let folder = try folderItem(parent)
-        let ttl = options.directoryCacheTTL
+        let ttl = listingTTL
         guard let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) else {
             return nil
         }
@@ -203,7 +221,7 @@ public final class FileSystem: Sendable {
 
     /// A folder's items: from the cache while fresh, else one listing (shared by concurrent callers).
     func listing(of folder: BoxItem, inode: UInt64) async throws(FSError) -> [BoxItem] {
-        let ttl = options.directoryCacheTTL
+        let ttl = listingTTL
         if let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) {
             return locals.withLock { $0.overlay(cached.items, folderID: folder.id) }
         }

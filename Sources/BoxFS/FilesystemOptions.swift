@@ -9,6 +9,8 @@ public struct FilesystemOptions: Sendable {
     public var readOnly: Bool
     /// How long a folder listing is trusted before it is fetched again.
     public var directoryCacheTTL: Duration
+    /// How long a listing is trusted while Box's event stream is followed (`EventFollower`).
+    public var followedListingTTL: Duration = .seconds(900)
     /// How long the kernel may cache names and attributes.
     public var entryTimeout: Double
     public var attributeTimeout: Double

@@ -26,7 +26,9 @@ extension InodeTable {
         if var listing = listings[folderID] {
             var items = listing.items.filter { $0.id != item.id && !BoxName.same($0.name, item.name) }
             items.append(item)
+            let stale = listing.isStale
             listing = Listing(items: items, fetchedAt: listing.fetchedAt)
+            listing.isStale = stale
             listings[folderID] = listing
         }
         if let inode = inodeByBoxID[item.id] { nodes[inode]?.item = item }
@@ -36,7 +38,9 @@ extension InodeTable {
     mutating func removeFromListing(id: String, folderID: String) {
         ownChanges.record(.remove(id: id), in: folderID)
         guard let listing = listings[folderID] else { return }
-        listings[folderID] = Listing(items: listing.items.filter { $0.id != id }, fetchedAt: listing.fetchedAt)
+        var kept = Listing(items: listing.items.filter { $0.id != id }, fetchedAt: listing.fetchedAt)
+        kept.isStale = listing.isStale
+        listings[folderID] = kept
     }
 
     /// The item behind an inode got another id (a new file reached Box, or its local content now

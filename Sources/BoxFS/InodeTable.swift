@@ -22,6 +22,8 @@ struct InodeTable {
         /// Positions by name, keyed by `BoxName.key` (exact scalars, unlike a `String` key).
         var indexByName: [[UInt8]: Int]
         var fetchedAt: ContinuousClock.Instant
+        /// Fetched before a change Box reported on its event stream: shown once, then fetched again.
+        var isStale = false
 
         init(items: [BoxItem], fetchedAt: ContinuousClock.Instant) {
             self.items = items
@@ -42,6 +44,9 @@ struct InodeTable {
     private var nextInode: UInt64 = 2
     /// The mount's own changes to listings while fetches are in flight (see `OwnChanges`).
     var ownChanges = OwnChanges()
+    /// The `OwnChanges` number current when Box's event stream last reported a change in a folder: a listing
+    /// fetch that began before it may miss the change (see `store(listing:)`).
+    var remoteChangeMarks: [String: UInt64] = [:]
 
     init(root: BoxItem) {
         nodes[Self.rootInode] = Node(inode: Self.rootInode, item: root, parentInode: Self.rootInode, lookupCount: 1)
@@ -52,7 +57,7 @@ struct InodeTable {
 
     /// The listing of a folder if it is younger than `ttl`.
     func freshListing(folderID: String, ttl: Duration, now: ContinuousClock.Instant) -> Listing? {
-        guard let listing = listings[folderID], now - listing.fetchedAt < ttl else { return nil }
+        guard let listing = listings[folderID], !listing.isStale, now - listing.fetchedAt < ttl else { return nil }
         return listing
     }
 
@@ -67,7 +72,9 @@ struct InodeTable {
         listing fetched: [BoxItem], folderID: String, at now: ContinuousClock.Instant, since: UInt64? = nil
     ) -> [UInt64] {
         let items = since.map { ownChanges.replay(on: fetched, folderID: folderID, after: $0) } ?? fetched
-        listings[folderID] = Listing(items: items, fetchedAt: now)
+        var listing = Listing(items: items, fetchedAt: now)
+        if let since, let mark = remoteChangeMarks[folderID], mark > since { listing.isStale = true }
+        listings[folderID] = listing
         var changed: [UInt64] = []
         for item in items {
             guard let inode = inodeByBoxID[item.id], let old = nodes[inode]?.item else { continue }

@@ -45,6 +45,13 @@ struct OwnChanges {
         entries.removeAll { $0.sequence <= oldest }
     }
 
+    /// A number after every change noted so far (for a change that is not the mount's own: see
+    /// `InodeTable.remoteChangeMarks`).
+    mutating func mark() -> UInt64 {
+        sequence += 1
+        return sequence
+    }
+
     /// Notes a change the mount made to `folderID`; nothing is kept while no fetch is in flight.
     mutating func record(_ change: Change, in folderID: String) {
         sequence += 1

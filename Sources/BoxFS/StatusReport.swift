@@ -34,6 +34,22 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var offlineReason: String?
     /// Where the daemon writes its log (a file, "syslog", or "stderr").
     public var log: String?
+    /// Box's event stream: `following`, `fallback` (listings trusted for dir_cache_ttl only), `starting` or `off`.
+    public var events: String?
+    /// Since when the event stream is in that state.
+    public var eventsSince: Date?
+    /// The last event stream position applied.
+    public var eventsPosition: String?
+    /// Why the event stream failed (fallback).
+    public var eventsError: String?
+
+    /// Fills the event stream fields from `state`.
+    mutating func describe(_ state: EventStreamState) {
+        events = state.phase.rawValue
+        eventsSince = state.since
+        eventsPosition = state.position
+        eventsError = state.lastError
+    }
 
     public static func decode(_ data: Data) throws -> StatusReport {
         let decoder = JSONDecoder()
@@ -55,9 +71,11 @@ extension FileSystem {
     public func statusReport() async -> StatusReport {
         let offline = client.connectivity.offline
         guard let writeBack else {
-            return StatusReport(
+            var report = StatusReport(
                 readOnly: true, pending: 0, uploading: 0, uploads: [], recentErrors: [], offlineSince: offline?.since,
                 offlineReason: offline?.reason, log: options.logDestination)
+            report.describe(eventStreamState)
+            return report
         }
         let status = await writeBack.uploader.status()
         let uploads = status.entries.map { entry in
@@ -72,9 +90,11 @@ extension FileSystem {
         let errors = status.recentErrors.map {
             StatusReport.ErrorLine(date: $0.date, name: $0.name, message: $0.failure.summary)
         }
-        return StatusReport(
+        var report = StatusReport(
             readOnly: false, pending: status.pendingCount, uploading: status.runningCount, uploads: uploads,
             recentErrors: errors, offlineSince: offline?.since, offlineReason: offline?.reason,
             log: options.logDestination)
+        report.describe(eventStreamState)
+        return report
     }
 }

@@ -48,6 +48,7 @@ public final class FUSEMount: @unchecked Sendable {
         let notifier = KernelNotifier(session)
         self.notifier = notifier
         filesystem.setInvalidator { notifier.invalidate(inode: $0) }
+        filesystem.setEntryInvalidator { notifier.invalidate(entry: $0) }
     }
 
     deinit {

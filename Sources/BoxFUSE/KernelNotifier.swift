@@ -1,3 +1,4 @@
+import BoxFS
 import CFuse
 import Dispatch
 import Synchronization
@@ -13,7 +14,7 @@ final class KernelNotifier: Sendable {
     // The session pointer (kept as its address) is only used under `session`'s lock, and cleared before the
     // session is destroyed, so a late invalidation can never touch a freed session.
     private let session: Mutex<UInt?>
-    private let queue = DispatchQueue(label: "boxfs.kernel-notifier")
+    let queue = DispatchQueue(label: "boxfs.kernel-notifier")
 
     init(_ session: OpaquePointer) {
         self.session = Mutex(UInt(bitPattern: session))
@@ -29,7 +30,44 @@ final class KernelNotifier: Sendable {
         }
     }
 
+    /// Runs `body` with the session while it exists (on the notifier's queue only).
+    func withSession(_ body: (OpaquePointer) -> Void) {
+        session.withLock { session in
+            guard let address = session, let pointer = OpaquePointer(bitPattern: address) else { return }
+            body(pointer)
+        }
+    }
+
     func close() {
         session.withLock { $0 = nil }
+    }
+}
+
+extension KernelNotifier {
+    /// Makes the kernel look `change.name` up again in its folder, or tells it the name is gone
+    /// (`fuse_lowlevel_notify_delete`, which also drops the child's dentry); soon, on the notifier's queue.
+    func invalidate(entry change: KernelEntryChange) {
+        queue.async { [self] in
+            withSession { session in
+                let bytes = Array(change.name.utf8)
+                bytes.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { name in
+                        let length = name.count
+                        if let child = change.deletedChild {
+                            let result = fuse_lowlevel_notify_delete(
+                                session, fuse_ino_t(change.parent), fuse_ino_t(child), name.baseAddress, length)
+                            // The kernel's entry may name another inode (or none): then just forget the name.
+                            if result != 0 {
+                                _ = fuse_lowlevel_notify_inval_entry(
+                                    session, fuse_ino_t(change.parent), name.baseAddress, length)
+                            }
+                        } else {
+                            _ = fuse_lowlevel_notify_inval_entry(
+                                session, fuse_ino_t(change.parent), name.baseAddress, length)
+                        }
+                    }
+                }
+            }
+        }
     }
 }

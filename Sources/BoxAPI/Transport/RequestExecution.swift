@@ -113,7 +113,7 @@ extension BoxClient {
         for (name, value) in request.headers { headers.add(name: name, value: value) }
         return HTTPRequest(
             method: request.method, url: request.url, headers: headers, body: request.body,
-            followRedirects: !request.isAuthorized, responseBody: request.responseBody)
+            followRedirects: !request.isAuthorized, timeouts: request.timeouts, responseBody: request.responseBody)
     }
 
     /// A 401 counts as a rejected token unless its challenge names another problem

@@ -1,0 +1,133 @@
+import BoxAPI
+import Foundation
+import Logging
+import Synchronization
+
+/// Follows the user's Box event stream for a mount, so changes made elsewhere show within a moment instead
+/// of after `dir_cache_ttl`.
+///
+/// One task: catch up (`GET /2.0/events?stream_type=changes` after the saved position, page by page, each
+/// page applied to the tree), then long-poll the realtime server `OPTIONS /2.0/events` names until it
+/// answers `new_change` (catch up again) or `reconnect`, up to its `max_retries` polls, then ask for a new
+/// server. Any failure puts the mount back on `dir_cache_ttl` (`fallback`) and the loop waits (1 s doubling
+/// to 60 s) before starting over from the position it has; a position Box rejects (too old) restarts the
+/// stream at `now` and drops every cached listing. The position is saved after each page applied.
+public final class EventFollower: Sendable {
+    let filesystem: FileSystem
+    let client: BoxClient
+    let positionFile: EventPositionFile?
+    let logger: Logger
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    public init(filesystem: FileSystem, client: BoxClient, positionFile: EventPositionFile?, logger: Logger) {
+        self.filesystem = filesystem
+        self.client = client
+        self.positionFile = positionFile
+        self.logger = logger
+    }
+
+    public func start() {
+        filesystem.updateEventStream { $0.enter(.starting) }
+        let follower = self
+        task.withLock { $0 = Task { await follower.run() } }
+    }
+
+    /// Stops following (the long poll in flight is cancelled) and waits for the last position to be saved.
+    public func stop() async {
+        let running = task.withLock { task in defer { task = nil }; return task }
+        running?.cancel()
+        await running?.value
+        positionFile?.flush()
+        filesystem.updateEventStream { $0.enter(.off) }
+    }
+
+    private func run() async {
+        var position = positionFile?.read()
+        if let position { logger.info("event stream: resuming at position \(position)") }
+        var backoff = 1.0
+        while !Task.isCancelled {
+            do {
+                position = try await catchUp(from: position)
+                backoff = 1
+                try await poll(&position)
+            } catch is CancellationError {
+                return
+            } catch {
+                if Task.isCancelled { return }
+                let reason = (error as? BoxAPIError)?.description ?? String(describing: error)
+                logger.warning("event stream failed (listings are trusted for dir_cache_ttl until it is back): \(reason)")
+                filesystem.updateEventStream { $0.enter(.fallback, error: reason) }
+                try? await Task.sleep(for: .milliseconds(Int(backoff * 1000)))
+                backoff = min(backoff * 2, 60)
+            }
+        }
+    }
+
+    /// Long-polls realtime servers until a failure; each `new_change` is caught up on at once.
+    private func poll(_ position: inout String?) async throws {
+        while !Task.isCancelled {
+            let server = try await client.realtimeServer()
+            var polls = 0
+            pollThisServer: while polls < max(server.maxRetries, 1), !Task.isCancelled {
+                polls += 1
+                let answer = try await client.longPoll(server, position: position ?? "0")
+                try Task.checkCancellation()
+                switch answer {
+                case .newChange:
+                    position = try await catchUp(from: position)
+                case .reconnect:
+                    break pollThisServer
+                case .other(let message):
+                    logger.debug("event long poll answered \(message)")
+                    position = try await catchUp(from: position)
+                    break pollThisServer
+                }
+            }
+        }
+        throw CancellationError()
+    }
+
+    /// Applies every event after `position` (nil: starts at `now`) and answers the position reached.
+    private func catchUp(from position: String?) async throws -> String {
+        guard var position else { return try await startAtNow() }
+        while true {
+            let page: BoxEventPage
+            do {
+                page = try await client.events(after: position)
+            } catch let error as BoxAPIError where Self.rejectsPosition(error) {
+                logger.warning("event stream: Box no longer has position \(position) (\(error)); starting at now")
+                filesystem.dropAllListings()
+                return try await startAtNow()
+            }
+            if !page.events.isEmpty { await filesystem.applyRemoteChanges(page.events) }
+            let moved = page.nextStreamPosition != position
+            position = page.nextStreamPosition
+            positionFile?.save(position)
+            reached(position)
+            if page.events.count < BoxClient.eventPageLimit || !moved { return position }
+        }
+    }
+
+    /// The stream's current position; listings cached before it may miss what happened before it, so all go.
+    private func startAtNow() async throws -> String {
+        let position = try await client.eventStreamPosition()
+        filesystem.dropAllListings()
+        positionFile?.save(position)
+        reached(position)
+        logger.info("event stream: following from position \(position)")
+        return position
+    }
+
+    private func reached(_ position: String) {
+        filesystem.updateEventStream { state in
+            state.enter(.following)
+            state.position = position
+        }
+    }
+
+    /// Box's answer to a stream position it does not have (too old, or not one of its positions).
+    static func rejectsPosition(_ error: BoxAPIError) -> Bool {
+        let status = error.status
+        return status == 400 || status == 404 || status == 410
+    }
+}

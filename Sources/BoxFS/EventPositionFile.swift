@@ -1,0 +1,38 @@
+import Foundation
+
+/// Where a mount keeps the last event stream position it applied, so the next mount catches up on what
+/// changed meanwhile. One line of digits; written atomically (temp file, rename) on a queue of its own,
+/// never on Swift's cooperative pool.
+public struct EventPositionFile: Sendable {
+    public let url: URL
+    private let queue = DispatchQueue(label: "boxfs.event-position")
+
+    public init(url: URL) { self.url = url }
+
+    /// The saved position, or nil (none yet, or unreadable).
+    public func read() -> String? {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
+        let position = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return !position.isEmpty && position.allSatisfy({ $0.isASCII && $0.isNumber }) ? position : nil
+    }
+
+    /// Saves `position` soon; returns at once.
+    func save(_ position: String) {
+        queue.async { [url] in Self.write(position, to: url) }
+    }
+
+    /// Waits for the saves already asked for.
+    func flush() {
+        queue.sync {}
+    }
+
+    private static func write(_ position: String, to url: URL) {
+        let temporary = url.appendingPathExtension("tmp")
+        do {
+            try Data((position + "\n").utf8).write(to: temporary)
+            _ = rename(temporary.path, url.path)
+        } catch {
+            // The next mount then starts from `now` and drops nothing it has not fetched itself.
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import BoxAPI
+
+/// A name the kernel must forget in a folder (`deletedChild` nil: look it up again; else it is gone and the
+/// kernel may hold that inode for it).
+public struct KernelEntryChange: Sendable, Equatable {
+    public var parent: UInt64
+    public var name: String
+    public var deletedChild: UInt64?
+}
+
+/// Changes made elsewhere on Box, reported by its event stream (`EventFollower`), applied to the tree.
+extension FileSystem {
+    /// Applies a page of events: drops the listings they touch, tells the kernel which names and inodes to
+    /// forget, then lists again the folders of items the kernel holds, so that their inodes (`fstat` of an
+    /// open file, a new version's pages) are brought up to date at once. Events that repeat what the tree
+    /// already holds (the mount's own changes) do nothing. Returns how many events changed something.
+    @discardableResult
+    public func applyRemoteChanges(_ events: [BoxEvent]) async -> Int {
+        var applied = 0
+        var refresh: [String: UInt64] = [:]
+        for event in events {
+            guard let item = event.item, item.id != singleFileID else { continue }
+            guard let effect = tree.withLock({ $0.applyRemoteChange(item, removed: event.removesItem) }) else {
+                continue
+            }
+            applied += 1
+            logger.debug("event \(event.eventType) on \(item.kind.rawValue) \(item.id): listings of \(effect.folderIDs) dropped")
+            notifyKernel(effect, itemID: item.id)
+            if effect.itemInode != nil, !event.removesItem, let parentID = item.parentID,
+               let parentInode = tree.withLock({ $0.inode(forItemID: parentID) }) {
+                refresh[parentID] = parentInode
+            }
+        }
+        for (folderID, inode) in refresh {
+            guard let folder = tree.withLock({ $0.node(inode)?.item }), folder.id == folderID else { continue }
+            do { _ = try await listing(of: folder, inode: inode) } catch {
+                logger.debug("listing \(folder.name) again after an event failed: \(error.message)")
+            }
+        }
+        return applied
+    }
+
+    /// The event stream lost track (a position Box no longer has): every cached listing is fetched again.
+    public func dropAllListings() {
+        tree.withLock { $0.dropAllListings() }
+    }
+
+    /// Updates the event stream's state shown by `boxfs status` (and whether listings outlive `dir_cache_ttl`).
+    public func updateEventStream(_ change: @Sendable (inout EventStreamState) -> Void) {
+        eventStream.withLock { change(&$0) }
+    }
+
+    public var eventStreamState: EventStreamState { eventStream.withLock { $0 } }
+
+    /// Hands the effect's invalidations to the adapter (which sends them from a thread of its own). A file
+    /// with local content keeps its local view: its pages are not dropped.
+    private func notifyKernel(_ effect: RemoteChangeEffect, itemID: String) {
+        let hasLocalContent = locals.withLock { $0.file(itemID: itemID) != nil }
+        if let invalidate = invalidator.withLock({ $0 }) {
+            for inode in effect.inodes where !(hasLocalContent && inode == effect.itemInode) { invalidate(inode) }
+        }
+        guard let invalidateEntry = entryInvalidator.withLock({ $0 }) else { return }
+        for entry in effect.entries { invalidateEntry(KernelEntryChange(parent: entry.parent, name: entry.name)) }
+        for gone in effect.deletions {
+            invalidateEntry(KernelEntryChange(parent: gone.parent, name: gone.name, deletedChild: gone.child))
+        }
+    }
+}
