@@ -73,7 +73,8 @@ final class ReadPromiseTests: LoggedMountTestCase {
 
     func testAFolderListingIsTrustedForItsTTL() async throws {
         let seed = try SeedTree.make(texts: ["inbox/first.txt": "1\n"])
-        let (mount, _) = try await mountWithLog(seed: seed, options: ["dir_cache_ttl=600"])
+        // The TTL alone (events=off): with the event stream, the change below would show at once.
+        let (mount, _) = try await mountWithLog(seed: seed, options: ["dir_cache_ttl=600", "events=off"])
         let sim = try XCTUnwrap(boxsim)
         XCTAssertEqual(try succeed(["ls", mount.path("inbox")]), "first.txt\n")
         let inbox = try XCTUnwrap(try api.entry(at: "inbox"))
@@ -89,7 +90,7 @@ final class ReadPromiseTests: LoggedMountTestCase {
 
     func testAFolderListingIsFetchedAgainOnceItsTTLHasPassed() async throws {
         let seed = try SeedTree.make(texts: ["inbox/first.txt": "1\n"])
-        let (mount, _) = try await mountWithLog(seed: seed, options: ["dir_cache_ttl=2"])
+        let (mount, _) = try await mountWithLog(seed: seed, options: ["dir_cache_ttl=2", "events=off"])
         let sim = try XCTUnwrap(boxsim)
         XCTAssertEqual(try succeed(["ls", mount.path("inbox")]), "first.txt\n")
         let inbox = try XCTUnwrap(try api.entry(at: "inbox"))
