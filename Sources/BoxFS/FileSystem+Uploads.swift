@@ -160,11 +160,28 @@ extension FileSystem {
         logger.warning("\"\(original.name)\" changed on Box while written here; the local content is \"\(copyName)\"")
     }
 
+    /// Removes an upload nobody wants from Box, then from the cached listing of its folder (a listing fetched
+    /// while it was there, e.g. after its upload's event, would otherwise show it until the TTL: a name whose
+    /// reads fail with ENOENT).
     private func deleteFromBox(_ item: BoxItem, reason: String) {
         let client = self.client, logger = self.logger
-        cleanups.start(in: Set([item.parentID].compactMap { $0 })) {
-            do { try await client.deleteFile(id: item.id, ifMatch: item.etag) } catch {
+        cleanups.start(in: Set([item.parentID].compactMap { $0 })) { [self] in
+            do {
+                try await client.deleteFile(id: item.id, ifMatch: item.etag)
+            } catch let error as BoxAPIError where error.kind == .notFound {
+                // Gone already (trashed by another of the mount's own steps).
+            } catch {
                 logger.warning("could not remove \(reason) (\(item.name), id \(item.id)) from Box: \(error)")
+                return
+            }
+            guard let parentID = item.parentID else { return }
+            let parentInode = tree.withLock { tree -> UInt64? in
+                let listed = tree.listings[parentID]?.items.contains { $0.id == item.id } == true
+                tree.removeFromListing(id: item.id, folderID: parentID)  // also noted for listing fetches in flight
+                return listed ? tree.inode(forItemID: parentID) : nil
+            }
+            if let parentInode, let invalidateEntry = entryInvalidator.withLock({ $0 }) {
+                invalidateEntry(KernelEntryChange(parent: parentInode, name: item.name))
             }
         }
     }
