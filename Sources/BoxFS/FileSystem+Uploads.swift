@@ -91,19 +91,32 @@ extension FileSystem {
             case redirected(deleteLanded: Bool)
             case rebased(old: BoxItem, now: BoxItem)
         }
-        let outcome = locals.withLock { files -> Outcome in
-            guard let file = files.file(entryID: entryID) else { return .orphan }
-            if let wanted = file.target.fileID, wanted != item.id {
-                if isFinal { files.update(file.number) { $0.entryID = nil } }
-                return .redirected(deleteLanded: file.supersedesNewUpload && target.fileID == nil)
+        // The local file takes its Box id and the tree rebinds its inode in one step under the tree lock (which
+        // `remember` also holds while it reads the local file): a lookup between the two would make a second
+        // inode for the Box id, which the rebind then detaches under the kernel's feet (ENOENT on open).
+        let outcome = tree.withLock { tree in
+            let outcome = locals.withLock { files -> Outcome in
+                guard let file = files.file(entryID: entryID) else { return .orphan }
+                if let wanted = file.target.fileID, wanted != item.id {
+                    if isFinal { files.update(file.number) { $0.entryID = nil } }
+                    return .redirected(deleteLanded: file.supersedesNewUpload && target.fileID == nil)
+                }
+                let old = file.item
+                files.update(file.number) { file in
+                    file.rebase(on: item)
+                    file.item.createdAt = item.createdAt
+                    if isFinal { file.entryID = nil }
+                }
+                return .rebased(old: old, now: files.file(file.number)!.item)
             }
-            let old = file.item
-            files.update(file.number) { file in
-                file.rebase(on: item)
-                file.item.createdAt = item.createdAt
-                if isFinal { file.entryID = nil }
+            if case .rebased(let old, let wanted) = outcome {
+                tree.rebind(id: old.id, to: wanted)
+                var listed = item
+                listed.name = wanted.name
+                listed.parentID = wanted.parentID
+                if let parentID = wanted.parentID { tree.upsert(listed, inFolder: parentID) }
             }
-            return .rebased(old: old, now: files.file(file.number)!.item)
+            return outcome
         }
         switch outcome {
         case .orphan:
@@ -111,14 +124,7 @@ extension FileSystem {
             if isFinal, target.fileID == nil { deleteFromBox(item, reason: "a file deleted while it was uploading") }
         case .redirected(let deleteLanded):
             if deleteLanded { deleteFromBox(item, reason: "a temporary file renamed over another file") }
-        case .rebased(let old, let wanted):
-            tree.withLock { tree in
-                tree.rebind(id: old.id, to: wanted)
-                var listed = item
-                listed.name = wanted.name
-                listed.parentID = wanted.parentID
-                if let parentID = wanted.parentID { tree.upsert(listed, inFolder: parentID) }
-            }
+        case .rebased(_, let wanted):
             if let number = locals.withLock({ $0.file(itemID: item.id)?.number }) { dropIfIdle(number) }
             if item.name != wanted.name || item.parentID != wanted.parentID {
                 // Renamed or moved here while its upload ran: bring Box's name in line.

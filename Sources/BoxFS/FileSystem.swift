@@ -9,8 +9,8 @@ import WriteBack
 ///
 /// It knows nothing of FUSE: the adapter calls these methods and turns results into replies.
 /// State lives in two mutex-guarded value types (the item tree and the open handles); no lock is
-/// ever held across an `await`. Lock order: `tree` before `handles`; `locals` before `handles`
-/// (`adoptRemoteReaders`); `localTimes` is taken alone.
+/// ever held across an `await`. Lock order: `tree` before `locals` (`remember`, `uploaded`); `tree` before
+/// `handles`; `locals` before `handles` (`adoptRemoteReaders`); `localTimes` is taken alone.
 public final class FileSystem: Sendable {
     public static let rootInode = InodeTable.rootInode
 
@@ -127,7 +127,17 @@ public final class FileSystem: Sendable {
     /// The attributes are the node's as the mount knows it now (local content first), not `item`'s,
     /// which may be older (see `InodeTable.remember`).
     func remember(_ item: BoxItem, parent: UInt64) -> FileAttributes {
-        let node = tree.withLock { $0.remember(item, parentInode: parent) }
+        let node = tree.withLock { tree in
+            // A local file read before its upload landed carries the made-up id it has just given up: remember
+            // the file under the id it has now (see `uploaded`), never as a second inode of a stale id.
+            var current = item
+            if LocalFiles.isLocalID(item.id), tree.inode(forItemID: item.id) == nil,
+               let folderID = tree.node(parent)?.item.id,
+               let now = locals.withLock({ $0.file(named: item.name, inFolder: folderID)?.item }) {
+                current = now
+            }
+            return tree.remember(current, parentInode: parent)
+        }
         return attributes(of: visible(node.item), inode: node.inode)
     }
 

@@ -123,10 +123,14 @@ struct LocalFiles {
         return kept + local
     }
 
+    /// The local file shown as `name` in folder `folderID`, if any.
+    func file(named name: String, inFolder folderID: String) -> File? {
+        files.values.first { !$0.unlinked && $0.item.parentID == folderID && BoxName.same($0.item.name, name) }
+    }
+
     /// What `overlay(_:folderID:)` of the listing would show under `name`, without building it.
     func overlaid(named name: String, in listing: InodeTable.Listing, folderID: String) -> BoxItem? {
-        let local = files.values.first { !$0.unlinked && $0.item.parentID == folderID && BoxName.same($0.item.name, name) }
-        if let local { return local.item }
+        if let local = file(named: name, inFolder: folderID) { return local.item }
         guard let position = listing.position(of: name) else { return nil }
         let item = listing.items[position]
         // Hidden when its local file is shown elsewhere (moved) or under another name.

@@ -125,7 +125,9 @@ final class ModelRun {
         mounts += 1
         do {
             let fixture = try MountFixture.mount(
-                try sim.unwrap(), options: ["write_back_delay=0", "cache_dir=\(cacheDirectory.path)", "log_file=\(logFile.path)"])
+                try sim.unwrap(),
+                options: ["write_back_delay=0", "cache_dir=\(cacheDirectory.path)", "log_file=\(logFile.path)"]
+                    + settings.mountOptions)
             self.fixture = fixture
             for (thread, state) in states.enumerated() {
                 state.executor.root = fixture.mountpoint.path + "/t\(thread)"

@@ -13,6 +13,8 @@ struct ModelSettings: Sendable {
     /// Fault rules (JSON objects, docs/BOXSIM.md "Fault rule fields") added once the threads' folders exist.
     var faultRules: [String] = []
     var faultName = "on"
+    /// More `-o` options for every mount of the run (`BOXFS_MODEL_MOUNT_OPTIONS`, comma-separated).
+    var mountOptions: [String] = []
     var shrinkSeconds: Double = 240
     /// Longest wait for uploads to settle and Box to equal the model.
     var settleSeconds: Double = 90
@@ -89,6 +91,7 @@ struct ModelSettings: Sendable {
         }
         settings.faultName = environment["BOXFS_MODEL_FAULTS"].flatMap { $0.isEmpty ? nil : $0 } ?? (soak ? "on" : boundedFaults)
         settings.faultRules = try faults(named: settings.faultName)
+        settings.mountOptions = (environment["BOXFS_MODEL_MOUNT_OPTIONS"] ?? "").split(separator: ",").map(String.init)
         return settings
     }
 
@@ -97,6 +100,7 @@ struct ModelSettings: Sendable {
         "BOXFS_MODEL_SEED=\(seed) BOXFS_MODEL_FAULTS='\(faultName)' BOXFS_MODEL_STEPS=\(mix.steps) "
             + "BOXFS_MODEL_THREADS=\(mix.threads) BOXFS_MODEL_LISTERS=\(listers) "
             + "BOXFS_MODEL_REMOUNTS=\(mix.remountRate + mix.killRate > 0 ? "on" : "off")"
+            + (mountOptions.isEmpty ? "" : " BOXFS_MODEL_MOUNT_OPTIONS=\(mountOptions.joined(separator: ","))")
     }
 
     var summary: String {
