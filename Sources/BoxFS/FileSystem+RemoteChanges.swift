@@ -56,8 +56,13 @@ extension FileSystem {
     /// with local content keeps its local view: its pages are not dropped.
     private func notifyKernel(_ effect: RemoteChangeEffect, itemID: String) {
         let hasLocalContent = locals.withLock { $0.file(itemID: itemID) != nil }
+        sendToKernel(effect, keepingPagesOf: hasLocalContent ? Set(effect.itemInode.map { [$0] } ?? []) : [])
+    }
+
+    /// Sends the effect's invalidations, except for the inodes in `keep` (files with local content).
+    func sendToKernel(_ effect: RemoteChangeEffect, keepingPagesOf keep: Set<UInt64>) {
         if let invalidate = invalidator.withLock({ $0 }) {
-            for inode in effect.inodes where !(hasLocalContent && inode == effect.itemInode) { invalidate(inode) }
+            for inode in effect.inodes where !keep.contains(inode) { invalidate(inode) }
         }
         guard let invalidateEntry = entryInvalidator.withLock({ $0 }) else { return }
         for entry in effect.entries { invalidateEntry(KernelEntryChange(parent: entry.parent, name: entry.name)) }

@@ -141,7 +141,9 @@ public final class FileSystem: Sendable {
     }
 
     public func attributes(_ inode: UInt64) throws(FSError) -> FileAttributes {
-        if inode == StatusFile.inode || inode == StatusFile.retryInode { return statusFileAttributes(inode: inode) }
+        if inode == StatusFile.inode || inode == StatusFile.retryInode || RefreshFile.target(of: inode) != nil {
+            return statusFileAttributes(inode: inode)
+        }
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
         if InodeTable.isDetached(node.item.id), let unlinked = locals.withLock({ $0.unlinkedFile(inode: inode) }) {
             var attributes = attributes(of: unlinked.item, inode: inode)
