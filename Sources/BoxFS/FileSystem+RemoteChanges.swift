@@ -20,6 +20,7 @@ extension FileSystem {
         var refresh: [String: UInt64] = [:]
         for event in events {
             guard let item = event.item, item.id != singleFileID else { continue }
+            if !event.removesItem, isUploadingNewFile(like: item) { continue }
             guard let effect = tree.withLock({ $0.applyRemoteChange(item, removed: event.removesItem) }) else {
                 continue
             }
@@ -38,6 +39,17 @@ extension FileSystem {
             }
         }
         return applied
+    }
+
+    /// The event names a file the tree does not know by id, under the name and in the folder of a local file new
+    /// to Box: the mount's own upload, whose event came back before the uploader's answer was applied (that puts
+    /// it in place), or a file made elsewhere under the same name, which the local file shadows anyway until its
+    /// upload meets it (as a conflict). Either way, dropping the folder's listing would show nothing new.
+    func isUploadingNewFile(like item: BoxItem) -> Bool {
+        guard item.kind == .file, let parentID = item.parentID,
+              tree.withLock({ $0.inode(forItemID: item.id) == nil })
+        else { return false }
+        return locals.withLock { $0.hasNewFile(named: item.name, in: parentID) }
     }
 
     /// The event stream lost track (a position Box no longer has): every cached listing is fetched again.
