@@ -26,6 +26,8 @@ extension FileSystem {
                 logger.debug("refresh: listing \(subfolder.name) again failed: \(error.message)")
             }
         }
+        // The kernel has forgotten the old names and pages before the command returns (`ls` right after).
+        await invalidationsSent()
         return listed
     }
 

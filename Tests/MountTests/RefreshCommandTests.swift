@@ -31,7 +31,9 @@ final class RefreshCommandTests: WriteTestCase {
         XCTAssertEqual(try names("dir"), ["a.txt", "sub"], "without events the listing is kept for dir_cache_ttl")
         XCTAssertFalse(FileManager.default.fileExists(atPath: try XCTUnwrap(mount).path("dir/new.txt")))
 
+        let started = Date()
         let result = try refresh([try XCTUnwrap(mount).path("dir")])
+        print("RefreshCommandTests: boxfs refresh took \(String(format: "%.3f", Date().timeIntervalSince(started))) s")
 
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("listed 1 folder(s) again"), result.stdout)
@@ -58,6 +60,19 @@ final class RefreshCommandTests: WriteTestCase {
         XCTAssertTrue(result.stdout.contains("listed 2 folder(s) again"), result.stdout)
         XCTAssertEqual(try contents("dir/sub/b.txt"), "b, changed elsewhere\n")
         XCTAssertEqual(try succeed(["stat", "-c", "%s", try XCTUnwrap(mount).path("dir/sub/b.txt")]), "21\n")
+    }
+
+    func testARefreshOfAFileListsItsFolderAgain() async throws {
+        try await startBoxSim(texts: ["a.txt": "a\n"])
+        try mountWritable(options: Self.options)
+        XCTAssertEqual(try names(""), ["a.txt"])
+        try api.uploadFile(named: "b.txt", text: "b\n")
+        XCTAssertEqual(try names(""), ["a.txt"])
+
+        let result = try refresh([try XCTUnwrap(mount).path("a.txt")])
+
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try names(""), ["a.txt", "b.txt"])
     }
 
     func testARefreshOutsideAMountOrOfAMissingPathFailsWithOneLine() async throws {
