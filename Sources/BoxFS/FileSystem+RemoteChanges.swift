@@ -45,11 +45,12 @@ extension FileSystem {
     /// to Box: the mount's own upload, whose event came back before the uploader's answer was applied (that puts
     /// it in place), or a file made elsewhere under the same name, which the local file shadows anyway until its
     /// upload meets it (as a conflict). Either way, dropping the folder's listing would show nothing new.
+    /// (A file the tree knows by id, or a listing holds, is not skipped: it may have been renamed onto that name.)
     func isUploadingNewFile(like item: BoxItem) -> Bool {
         guard item.kind == .file, let parentID = item.parentID,
-              tree.withLock({ $0.inode(forItemID: item.id) == nil })
+              locals.withLock({ $0.hasNewFile(named: item.name, in: parentID) })
         else { return false }
-        return locals.withLock { $0.hasNewFile(named: item.name, in: parentID) }
+        return tree.withLock { $0.inode(forItemID: item.id) == nil && $0.listingsHolding(id: item.id).isEmpty }
     }
 
     /// The event stream lost track (a position Box no longer has): every cached listing is fetched again.
