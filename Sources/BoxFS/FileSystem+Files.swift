@@ -24,6 +24,9 @@ extension FileSystem {
     public func openFile(_ inode: UInt64, mode: OpenMode, truncate: Bool) async throws(FSError) -> OpenedFile {
         if inode == StatusFile.inode { return try await openStatusFile(mode: mode, truncate: truncate) }
         if inode == StatusFile.retryInode { return try await openRetryFile(mode: mode, truncate: truncate) }
+        if let target = RefreshFile.target(of: inode) {
+            return try await openRefreshFile(folder: target.folder, recursive: target.recursive, mode: mode, truncate: truncate)
+        }
         let item = try fileItem(inode)
         if LocalFiles.isLocalID(item.id), locals.withLock({ $0.file(itemID: item.id) }) == nil {
             // A made-up id whose local file is gone (uploaded under its Box id, or deleted): a stale inode.

@@ -20,6 +20,7 @@ extension FileSystem {
         var refresh: [String: UInt64] = [:]
         for event in events {
             guard let item = event.item, item.id != singleFileID else { continue }
+            if !event.removesItem, isUploadingNewFile(like: item) { continue }
             guard let effect = tree.withLock({ $0.applyRemoteChange(item, removed: event.removesItem) }) else {
                 continue
             }
@@ -40,6 +41,18 @@ extension FileSystem {
         return applied
     }
 
+    /// The event names a file the tree does not know by id, under the name and in the folder of a local file new
+    /// to Box: the mount's own upload, whose event came back before the uploader's answer was applied (that puts
+    /// it in place), or a file made elsewhere under the same name, which the local file shadows anyway until its
+    /// upload meets it (as a conflict). Either way, dropping the folder's listing would show nothing new.
+    /// (A file the tree knows by id, or a listing holds, is not skipped: it may have been renamed onto that name.)
+    func isUploadingNewFile(like item: BoxItem) -> Bool {
+        guard item.kind == .file, let parentID = item.parentID,
+              locals.withLock({ $0.hasNewFile(named: item.name, in: parentID) })
+        else { return false }
+        return tree.withLock { $0.inode(forItemID: item.id) == nil && $0.listingsHolding(id: item.id).isEmpty }
+    }
+
     /// The event stream lost track (a position Box no longer has): every cached listing is fetched again.
     public func dropAllListings() {
         tree.withLock { $0.dropAllListings() }
@@ -56,8 +69,13 @@ extension FileSystem {
     /// with local content keeps its local view: its pages are not dropped.
     private func notifyKernel(_ effect: RemoteChangeEffect, itemID: String) {
         let hasLocalContent = locals.withLock { $0.file(itemID: itemID) != nil }
+        sendToKernel(effect, keepingPagesOf: hasLocalContent ? Set(effect.itemInode.map { [$0] } ?? []) : [])
+    }
+
+    /// Sends the effect's invalidations, except for the inodes in `keep` (files with local content).
+    func sendToKernel(_ effect: RemoteChangeEffect, keepingPagesOf keep: Set<UInt64>) {
         if let invalidate = invalidator.withLock({ $0 }) {
-            for inode in effect.inodes where !(hasLocalContent && inode == effect.itemInode) { invalidate(inode) }
+            for inode in effect.inodes where !keep.contains(inode) { invalidate(inode) }
         }
         guard let invalidateEntry = entryInvalidator.withLock({ $0 }) else { return }
         for entry in effect.entries { invalidateEntry(KernelEntryChange(parent: entry.parent, name: entry.name)) }

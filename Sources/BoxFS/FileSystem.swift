@@ -31,6 +31,8 @@ public final class FileSystem: Sendable {
     let invalidator = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
     /// Tells the kernel to look a name up again, or that it is gone (set by the adapter once the session exists).
     let entryInvalidator = Mutex<(@Sendable (KernelEntryChange) -> Void)?>(nil)
+    /// Calls its argument once every invalidation handed over before has been sent (see `setKernelBarrier`).
+    let kernelBarrier = Mutex<(@Sendable (@escaping @Sendable () -> Void) -> Void)?>(nil)
     /// How the mount follows Box's event stream (`EventFollower`).
     let eventStream = Mutex(EventStreamState())
     /// The account as `GET /users/me` last described it (space, upload limit), and when.
@@ -83,6 +85,18 @@ public final class FileSystem: Sendable {
     /// gone (`fuse_lowlevel_notify_delete`); like the invalidator, it must return at once.
     public func setEntryInvalidator(_ invalidate: @escaping @Sendable (KernelEntryChange) -> Void) {
         entryInvalidator.withLock { $0 = invalidate }
+    }
+
+    /// Registers how to learn that every invalidation handed over so far has been sent: the closure must
+    /// return at once and call its argument later, from the thread that sends them.
+    public func setKernelBarrier(_ barrier: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        kernelBarrier.withLock { $0 = barrier }
+    }
+
+    /// Waits (suspended, no thread held) until the invalidations handed over so far have reached the kernel.
+    func invalidationsSent() async {
+        guard let barrier = kernelBarrier.withLock({ $0 }) else { return }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in barrier { done.resume() } }
     }
 
     /// How long a cached listing is trusted: `dir_cache_ttl`, or longer while the event stream is followed
@@ -151,7 +165,9 @@ public final class FileSystem: Sendable {
     }
 
     public func attributes(_ inode: UInt64) throws(FSError) -> FileAttributes {
-        if inode == StatusFile.inode || inode == StatusFile.retryInode { return statusFileAttributes(inode: inode) }
+        if inode == StatusFile.inode || inode == StatusFile.retryInode || RefreshFile.target(of: inode) != nil {
+            return statusFileAttributes(inode: inode)
+        }
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
         if InodeTable.isDetached(node.item.id), let unlinked = locals.withLock({ $0.unlinkedFile(inode: inode) }) {
             var attributes = attributes(of: unlinked.item, inode: inode)

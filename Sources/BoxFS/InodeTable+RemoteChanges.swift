@@ -41,6 +41,8 @@ extension InodeTable {
             if inNewFolder, Self.sameState(holders[0].item, item), node.map({ Self.sameState($0.item, item) }) ?? true {
                 return nil
             }
+            // No listing holds it (its folder's was not cached) and the kernel's node is already this state.
+            if holders.isEmpty, let node, Self.sameState(node.item, item) { return nil }
             let parentKnown = item.parentID.map { listings[$0] != nil || inodeByBoxID[$0] != nil } ?? false
             guard !holders.isEmpty || node != nil || parentKnown else { return nil }
         }

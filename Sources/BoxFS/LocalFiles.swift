@@ -137,6 +137,14 @@ struct LocalFiles {
         return byItemID[item.id] == nil ? item : nil
     }
 
+    /// Whether a visible local file new to Box (not uploaded yet, or its upload's answer not applied yet) is
+    /// named `name` in `folderID`.
+    func hasNewFile(named name: String, in folderID: String) -> Bool {
+        files.values.contains {
+            !$0.unlinked && $0.isNewToBox && $0.item.parentID == folderID && BoxName.same($0.item.name, name)
+        }
+    }
+
     /// Bytes written locally that Box does not have yet (for the quota check).
     var pendingBytes: Int64 {
         files.values.filter { $0.entryID != nil }.reduce(0) { $0 + max(0, $1.item.size - ($1.base?.size ?? 0)) }

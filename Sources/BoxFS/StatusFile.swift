@@ -40,8 +40,10 @@ public enum StatusFile {
 }
 
 extension FileSystem {
-    /// The attributes of `.boxfs\status` or `.boxfs\retry` at the root, nil for any other name.
+    /// The attributes of `.boxfs\status` or `.boxfs\retry` at the root, or of a folder's `RefreshFile`, nil
+    /// for any other name.
     func controlFileAttributes(parent: UInt64, name: String) -> FileAttributes? {
+        if let refresh = refreshFileAttributes(parent: parent, name: name) { return refresh }
         guard parent == Self.rootInode else { return nil }
         if name == StatusFile.name { return statusFileAttributes }
         if name == StatusFile.retryName { return statusFileAttributes(inode: StatusFile.retryInode) }
@@ -77,7 +79,7 @@ extension FileSystem {
         await writeBack?.uploader.retryNow()
     }
 
-    private func snapshotOpened(_ snapshot: Data) -> OpenedFile {
+    func snapshotOpened(_ snapshot: Data) -> OpenedFile {
         var opened = OpenedFile(handle: handles.withLock { $0.open(.snapshot(snapshot)) }, keepCache: false)
         opened.directIO = true
         return opened

@@ -49,6 +49,7 @@ public final class FUSEMount: @unchecked Sendable {
         self.notifier = notifier
         filesystem.setInvalidator { notifier.invalidate(inode: $0) }
         filesystem.setEntryInvalidator { notifier.invalidate(entry: $0) }
+        filesystem.setKernelBarrier { notifier.afterPending($0) }
     }
 
     deinit {

@@ -38,6 +38,11 @@ final class KernelNotifier: Sendable {
         }
     }
 
+    /// Calls `done` (on the notifier's queue) once every invalidation queued before has been sent.
+    func afterPending(_ done: @escaping @Sendable () -> Void) {
+        queue.async { done() }
+    }
+
     func close() {
         session.withLock { $0 = nil }
     }

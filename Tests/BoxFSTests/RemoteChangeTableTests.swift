@@ -33,6 +33,15 @@ final class RemoteChangeTableTests: XCTestCase {
         XCTAssertNotNil(tree.listings["10"])
     }
 
+    func testANodeThatAlreadyHoldsTheStateChangesNothingWhenNoListingIsCached() throws {
+        var tree = table()
+        let b = file("2", "b.txt", in: "10", etag: "1")
+        _ = tree.remember(b, parentInode: try XCTUnwrap(tree.inode(forItemID: "10")))
+        tree.invalidateListing(folderID: "10")
+        XCTAssertNil(tree.applyRemoteChange(b, removed: false), "the mount's own upload into a folder whose listing went")
+        XCTAssertNotNil(tree.applyRemoteChange(file("2", "b.txt", in: "10", etag: "2"), removed: false), "a new version")
+    }
+
     func testAMoveDropsTheOldAndTheNewFoldersListingsAndNamesBothEntries() throws {
         var tree = table()
         let effect = try XCTUnwrap(tree.applyRemoteChange(file("1", "a.txt", in: "10", etag: "2"), removed: false))
