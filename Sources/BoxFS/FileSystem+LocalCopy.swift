@@ -126,26 +126,28 @@ extension FileSystem {
                 return true
             }
         } ?? false
+        /// Gives up the writer this change counted; false when the local file is gone.
+        func dropWriter() -> Bool {
+            byPath && locals.withLock { files in files.update(number) { $0.writers -= 1 } } != nil
+        }
         // The close that pairs with this change's open is sent whatever happens, so a failed change never
         // leaves the entry open (and so never uploaded).
         func closeByPath() async throws {
-            guard byPath else { return }
-            let closing = locals.withLock { files in files.update(number) { $0.writers -= 1 } } != nil
-            if closing { try await writeBack.uploader.fileClosed(entryID, reopened: hasWriters(number)) }
+            if dropWriter() { try await writeBack.uploader.fileClosed(entryID, reopened: hasWriters(number)) }
         }
         do {
             var stillJournaled = true
             do {
                 if byPath { stillJournaled = try await writeBack.uploader.fileOpened(entryID) }
             } catch {
-                if byPath { locals.withLock { files in _ = files.update(number) { $0.writers -= 1 } } }
+                _ = dropWriter()
                 throw error
             }
             if !stillJournaled {
                 // Its upload finished meanwhile: this change needs an entry of its own.
                 locals.withLock { $0.forgetEntry(entryID, of: number) }
                 guard let fresh = try await ensureEntry(number) else {
-                    locals.withLock { files in _ = files.update(number) { $0.writers -= 1 } }
+                    _ = dropWriter()
                     return
                 }
                 entryID = fresh

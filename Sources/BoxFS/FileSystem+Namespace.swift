@@ -33,13 +33,8 @@ extension FileSystem {
         try await checkNameFree(name, in: folder, inode: parent)
         let created: BoxItem
         do {
-            do {
-                created = try await client.createFolder(name: name, parentID: folder.id)
-            } catch let error as BoxAPIError where error.isNameInUse {
-                // Free in the mount, taken on Box: an upload of this mount that landed under a name since
-                // changed here, which its follow-up frees (see `rename`).
-                await settleOwnChanges(inFolder: folder.id)
-                created = try await client.createFolder(name: name, parentID: folder.id)
+            created = try await retryingAfterOwnChanges(inFolder: folder.id) {
+                try await client.createFolder(name: name, parentID: folder.id)
             }
         } catch {
             throw refusedName(FSError(error, context: "creating folder \(name)"))

@@ -67,14 +67,8 @@ extension FileSystem {
         if let local { relocated = (try? await relocate(local.number, name: name, parentID: target.id)) != nil }
         let moved: BoxItem
         do {
-            do {
-                moved = try await boxMove(item, name: newName, parentID: newParent)
-            } catch let error as BoxAPIError where error.isNameInUse {
-                // Box holds the name although the mount shows it free: an upload of this mount that landed
-                // there after all (one since renamed or replaced here), which its follow-up removes. Once the
-                // folder's uploads and cleanups are done, the name is free or truly taken.
-                await settleOwnChanges(inFolder: target.id)
-                moved = try await boxMove(item, name: newName, parentID: newParent)
+            moved = try await retryingAfterOwnChanges(inFolder: target.id) {
+                try await boxMove(item, name: newName, parentID: newParent)
             }
         } catch {
             if relocated, let local { _ = try? await relocate(local.number, name: item.name, parentID: folder.id) }
@@ -102,11 +96,18 @@ extension FileSystem {
             : try await client.updateFile(id: item.id, name: name, parentID: parentID)
     }
 
-    /// Waits until what the mount itself is doing to a Box folder (uploads on the wire, cleanups after them)
-    /// is done.
-    func settleOwnChanges(inFolder folderID: String) async {
-        await writeBack?.uploader.settle(folderID: folderID)
-        await cleanups.settle([folderID])
+    /// Runs a Box call that takes a name in `folderID`. Box answering that the name is in use although the mount
+    /// shows it free means an upload of this mount landed there after all (one since renamed or replaced here),
+    /// which its follow-up removes: once the folder's uploads on the wire and cleanups are done, the call is
+    /// made once more, and the name is then free or truly taken.
+    func retryingAfterOwnChanges<T>(inFolder folderID: String, _ call: () async throws -> T) async throws -> T {
+        do {
+            return try await call()
+        } catch let error as BoxAPIError where error.isNameInUse {
+            await writeBack?.uploader.settle(folderID: folderID)
+            await cleanups.settle([folderID])
+            return try await call()
+        }
     }
 
     /// Points a local file (and its pending upload) at a new name and folder; returns its item. If
