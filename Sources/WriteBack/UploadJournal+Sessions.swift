@@ -100,13 +100,20 @@ extension UploadJournal {
 }
 
 extension UploadJournal {
-    /// This mount's upload made `versionID` of Box file `fileID`. Rows older than 30 days are dropped: by then
-    /// no entry can still be based on a version older than them.
+    /// This mount's upload made `versionID` of Box file `fileID`.
     public func noteOwnVersion(fileID: String, versionID: String) throws {
-        let now = Date().timeIntervalSince1970
         try write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO own_version VALUES (?, ?, ?)", arguments: [fileID, versionID, now])
-            try db.execute(sql: "DELETE FROM own_version WHERE created_at < ?", arguments: [now - 30 * 86_400])
+            try db.execute(sql: "INSERT OR IGNORE INTO own_version VALUES (?, ?, ?)",
+                           arguments: [fileID, versionID, Date().timeIntervalSince1970])
+        }
+    }
+
+    /// Drops own versions older than 30 days (by then no entry can still be based on a version older than
+    /// them). Done when the journal opens, not at each upload.
+    func pruneOwnVersions() throws {
+        try write { db in
+            try db.execute(sql: "DELETE FROM own_version WHERE created_at < ?",
+                           arguments: [Date().timeIntervalSince1970 - 30 * 86_400])
         }
     }
 

@@ -25,6 +25,7 @@ public final class UploadJournal: Sendable {
             }
             database = try DatabasePool(path: path, configuration: configuration)
             try JournalSchema.migrator().migrate(database)
+            try pruneOwnVersions()
         } catch {
             throw WriteBackError("cannot open the upload journal in \(directory.path): \(error)")
         }
