@@ -184,6 +184,17 @@ extension FileSystem {
     }
 
     /// Forgets a local file nobody has open once Box has its content (or it was deleted).
+    /// Keeps local file `number` as if a handle had it open, so nothing (an upload finishing, a close) drops it
+    /// until `unpin`.
+    func pin(_ number: UInt64) {
+        locals.withLock { files in files.update(number) { $0.handles += 1 } }
+    }
+
+    func unpin(_ number: UInt64) {
+        locals.withLock { files in files.update(number) { $0.handles -= 1 } }
+        dropIfIdle(number)
+    }
+
     func dropIfIdle(_ number: UInt64) {
         locals.withLock { files in
             guard let file = files.file(number), file.handles <= 0, file.writers <= 0,

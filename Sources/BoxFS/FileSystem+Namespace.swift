@@ -86,17 +86,26 @@ extension FileSystem {
         if let local, let inode {
             locals.withLock { files in files.update(local.number) { $0.unlinkedInode = inode } }
         }
-        if local?.isNewToBox != true {
-            do { try await client.deleteFile(id: item.id) } catch let error as BoxAPIError where error.kind == .notFound {
+        // Its upload waits while the file is deleted on Box; one under way finishes first, and the
+        // file's node then names what it made (a 404 from our own delete would send it up again).
+        let held = local.flatMap(\.entryID)
+        if let held, let uploader = writeBack?.uploader { await uploader.hold(held) }
+        let current = local.flatMap { local in locals.withLock { $0.file(local.number) } }
+        let boxID = inode.flatMap { inode in tree.withLock { $0.node(inode)?.item.id } } ?? current?.item.id ?? item.id
+        if !LocalFiles.isLocalID(boxID), current?.isNewToBox != true {
+            do { try await client.deleteFile(id: boxID) } catch let error as BoxAPIError where error.kind == .notFound {
                 // Already gone from Box: the goal is reached.
             } catch {
+                if let held { await writeBack?.uploader.release(held) }
                 throw FSError(error, context: "deleting \(item.name)")
             }
         }
         if let local { try await forgetLocal(local.number) }
         tree.withLock { tree in
-            tree.removeFromListing(id: item.id, folderID: folder.id)
-            tree.detach(id: item.id)
+            for id in Set([item.id, boxID]) {
+                tree.removeFromListing(id: id, folderID: folder.id)
+                tree.detach(id: id)
+            }
         }
     }
 

@@ -164,7 +164,7 @@ extension FileSystem {
         }
         let number = try await localCopy(of: source, empty: source.size == 0)
         // Pinned like an open handle, so an upload finishing meanwhile cannot drop the copy.
-        locals.withLock { files in files.update(number) { $0.handles += 1 } }
+        pin(number)
         do {
             // The target's own pending content is replaced: stop its upload first, and if a version
             // landed meanwhile, base the new content on it (else Box would see a conflict).
@@ -174,8 +174,7 @@ extension FileSystem {
             }
             try await redirect(number, to: base, from: source, in: target)
         } catch {
-            locals.withLock { files in files.update(number) { $0.handles -= 1 } }
-            dropIfIdle(number)
+            unpin(number)
             throw error
         }
         locals.withLock { files in files.update(number) { $0.handles -= 1 } }

@@ -125,15 +125,28 @@ extension FileSystem {
         case .redirected(let deleteLanded):
             if deleteLanded { deleteFromBox(item, reason: "a temporary file renamed over another file") }
         case .rebased(_, let wanted):
-            if let number = locals.withLock({ $0.file(itemID: item.id)?.number }) { dropIfIdle(number) }
-            if item.name != wanted.name || item.parentID != wanted.parentID {
-                // Renamed or moved here while its upload ran: bring Box's name in line.
-                let client = self.client, logger = self.logger
-                let folders = Set([item.parentID, wanted.parentID].compactMap { $0 })
-                cleanups.start(in: folders) {
-                    do { _ = try await client.updateFile(id: item.id, name: wanted.name, parentID: wanted.parentID) } catch {
-                        logger.error("\"\(item.name)\" reached Box, but renaming it to \"\(wanted.name)\" failed: \(error)")
+            let number = locals.withLock({ $0.file(itemID: item.id)?.number })
+            guard item.name != wanted.name || item.parentID != wanted.parentID else {
+                if let number { dropIfIdle(number) }
+                return
+            }
+            // Renamed or moved here while its upload ran: bring Box's name in line. Until Box has it, the local
+            // file stays (pinned), so a listing fetched meanwhile, which still has the old name, shows it hidden
+            // behind the local file instead of under the old name.
+            if let number { pin(number) }
+            let folders = Set([item.parentID, wanted.parentID].compactMap { $0 })
+            cleanups.start(in: folders) { [self] in
+                defer { if let number { unpin(number) } }
+                do {
+                    let renamed = try await client.updateFile(id: item.id, name: wanted.name, parentID: wanted.parentID)
+                    tree.withLock { tree in
+                        if let old = item.parentID, old != renamed.parentID {
+                            tree.removeFromListing(id: item.id, folderID: old)
+                        }
+                        if let parentID = renamed.parentID { tree.upsert(renamed, inFolder: parentID) }
                     }
+                } catch {
+                    logger.error("\"\(item.name)\" reached Box, but renaming it to \"\(wanted.name)\" failed: \(error)")
                 }
             }
         }

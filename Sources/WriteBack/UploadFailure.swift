@@ -8,6 +8,9 @@ public enum UploadFailure: Sendable, Equatable {
     case transient(retryAfter: Double?, message: String)
     /// The local content changed while it was being sent (Box's digest check failed).
     case contentChanged
+    /// Box refused a target the entry has left while the attempt ran (renamed, moved or redirected here):
+    /// the answer says nothing of the new target, where the content goes next.
+    case targetMoved
     /// 412: the file changed on Box since the version the local content was based on.
     case changedOnBox
     /// 409: another item already has the name (and it is not this upload's own earlier result).
@@ -28,6 +31,7 @@ public enum UploadFailure: Sendable, Equatable {
         switch self {
         case .transient(_, let message): "temporary failure: \(message)"
         case .contentChanged: "the local file changed during the upload"
+        case .targetMoved: "the file was renamed or moved here during the upload"
         case .changedOnBox: "the file changed on Box"
         case .nameTaken: "the name is taken on Box"
         case .targetGone: "the file was deleted on Box"

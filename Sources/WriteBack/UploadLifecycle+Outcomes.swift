@@ -44,8 +44,8 @@ extension UploadLifecycle {
         case .transient(let retryAfter, _):
             let wait = settings.retry.wait(retryAfter: retryAfter, attempt: failures, random: .random(in: 0..<1))
             return retry(after: wait, now: now, noting: note)
-        case .contentChanged:
-            // Not Box's fault: send the new content after the usual delay.
+        case .contentChanged, .targetMoved:
+            // Not Box's fault: send the new content (or to the new place) after the usual delay.
             return retry(after: settings.delay, now: now, noting: note)
         case .changedOnBox, .nameTaken:
             return conflictCopy(wallClock: wallClock, noting: note)

@@ -50,7 +50,7 @@ extension Uploader {
         recentErrors.append(.init(date: Date(), entryID: id, name: name, failure: failure))
         if recentErrors.count > configuration.recentErrorLimit { recentErrors.removeFirst() }
         switch failure {
-        case .transient, .contentChanged:
+        case .transient, .contentChanged, .targetMoved:
             logger.info("upload of \"\(name)\" will be retried: \(failure.summary)")
         case .changedOnBox, .nameTaken, .targetGone:
             logger.warning("upload of \"\(name)\": \(failure.summary); the local content goes up as a new file")
@@ -73,8 +73,10 @@ extension Uploader {
 
     /// Starts queued attempts while fewer than `maxConcurrentUploads` run.
     func startQueued() {
-        while running.count < configuration.maxConcurrentUploads, !queued.isEmpty, !isShutDown {
-            let next = queued.removeFirst()
+        while running.count < configuration.maxConcurrentUploads, !isShutDown,
+            let index = queued.firstIndex(where: { !held.contains($0.id) })
+        {
+            let next = queued.remove(at: index)
             let attempt = self.attempt, settle = self.beforeSending
             runningFolders[next.id] = next.target.parentID
             running[next.id] = Task { [weak self] in
@@ -103,7 +105,11 @@ extension Uploader {
         case .earlierUpload(let item):
             feed(id, .uploaded(item, generation: 0, now: now()))  // older content: never the last upload
         case .failed(let failure):
-            feed(id, .failed(failure, now: now(), wallClock: Date()))
+            // A 404, 409 or 412 about a target the entry left meanwhile (say a rename over another file deleted
+            // the one this attempt updated) is no conflict and no deletion of the file the entry now goes to.
+            let aboutTheOldTarget = machines[id].map { $0.target != attempted } ?? false
+                && [.changedOnBox, .nameTaken, .targetGone].contains(failure)
+            feed(id, .failed(aboutTheOldTarget ? .targetMoved : failure, now: now(), wallClock: Date()))
         case .vanished:
             machines.removeValue(forKey: id)
             progress.remove(id)

@@ -29,6 +29,8 @@ public actor Uploader {
     var beforeSending: (@Sendable (String) async -> Void)?
     /// Items that discarded entries' attempts created anyway, for `discard` to return.
     var landedAfterDiscard: [Int64: BoxItem] = [:]
+    /// Entries whose attempts must not start while the core deletes their file on Box (see `hold`).
+    var held: Set<Int64> = []
 
     public init(
         journal: UploadJournal, client: BoxClient, configuration: UploaderConfiguration = UploaderConfiguration(),
@@ -124,6 +126,26 @@ public actor Uploader {
         continuation.yield(event)
     }
 
+    /// The core is about to delete the entry's file on Box: no attempt may run meanwhile, or it would meet the
+    /// deletion (404), take it for someone else's, and send the content up again as a new file. Waits for an
+    /// attempt under way (a large one still sending parts is stopped, and sent again if the entry is
+    /// released); what it landed is reported as usual before this returns. End with `release` or `discard`.
+    public func hold(_ id: Int64) async {
+        held.insert(id)
+        guard let attempt = running[id] else { return }
+        if let sent = progress.get(id), sent.total >= configuration.chunkedThreshold, sent.done < sent.total {
+            attempt.cancel()
+        }
+        await attempt.value
+    }
+
+    /// The deletion `hold` made way for did not happen: the entry goes on as before.
+    public func release(_ id: Int64) {
+        guard held.remove(id) != nil else { return }
+        startQueued()
+        feed(id, .tick(now: now()))
+    }
+
     /// The file was deleted (or replaced) locally before it reached Box: the entry is dropped. A
     /// running attempt is waited for (a large one cancelled first); if it landed, the item it made is
     /// returned (and also reported through `events`, as final), so the core can delete or use it.
@@ -138,6 +160,7 @@ public actor Uploader {
         }
         timers.removeValue(forKey: id)?.cancel()
         queued.removeAll { $0.id == id }
+        held.remove(id)
         machines.removeValue(forKey: id)
         progress.remove(id)
         try journal.remove(id: id)

@@ -71,6 +71,50 @@ extension WriteRaceTests {
         XCTAssertEqual(try succeed(["ls", mount.mountpoint.path]), "f1\n")
     }
 
+    /// Defect: `rename f0 f1` while f0's own new version was on the wire redirected f0's content to f1 and deleted
+    /// f0 on Box; the attempt then met that deletion (404), took it for someone else's, and sent the content up
+    /// as a new file named f1, which Box refused (409): `f1 (conflict …)`, although only this mount wrote both.
+    func testARenameWhoseSourceUploadIsOnTheWireMakesNoConflictedCopy() async throws {
+        let mount = try await startAndMount(texts: ["f0": "first f0\n", "f1": "first f1\n"])
+        let api = try self.api
+        let source = try XCTUnwrap(try api.entry(at: "f0"))
+        // f0's new version reaches Box a second after it was sent: after the rename has deleted f0.
+        let upload = try api.addFault(["path_prefix": UploadPaths.newVersion(source.id), "method": "POST",
+                                       "latency_ms": 1000, "count": 1])
+        try append("more f0\n", to: mount.path("f0"))
+        try await waitUntilUsed(fault: upload)
+        try succeed(["mv", mount.path("f0"), mount.path("f1")])
+        try await waitUntilSettled(mount)
+        try await waitForBox("f1", text: "first f0\nmore f0\n", timeout: 30)
+        let summary = try requests().summary
+        XCTAssertEqual(try boxNames(in: ""), ["f1"], "no conflicted copy, and f0 is gone\n\(summary)")
+        XCTAssertEqual(try succeed(["cat", mount.path("f1")]), "first f0\nmore f0\n")
+    }
+
+    /// Defect: a new file renamed while its first upload was on the wire landed under its old name, and the mount
+    /// dropped its local copy before it had renamed the Box file; a listing fetched in between (here a refresh)
+    /// showed the old name and lost the new one.
+    func testAFileRenamedDuringItsFirstUploadIsNeverListedUnderItsOldName() async throws {
+        let mount = try await startAndMount(texts: ["keep.txt": "kept\n"])
+        let api = try self.api
+        let upload = try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "latency_ms": 1000,
+                                       "count": 1])
+        // Box takes its time with the rename that follows the upload.
+        try api.addFault(["path_prefix": "/2.0/files/", "method": "PUT", "latency_ms": 3000, "count": 1])
+        try write("new content\n", to: mount.path("N.txt"))
+        try await waitUntilUsed(fault: upload)
+        try succeed(["mv", mount.path("N.txt"), mount.path("M.txt")])
+        try await waitForAnswers("POST", UploadPaths.newFile, status: 201)
+        let refresh = try Shell.run([try MountFixture.locateBinary().path, "refresh", mount.mountpoint.path])
+        XCTAssertEqual(refresh.status, 0, refresh.stderr)
+        XCTAssertEqual(try succeed(["ls", mount.mountpoint.path]), "M.txt\nkeep.txt\n", "listed while Box renames it")
+        XCTAssertEqual(try succeed(["cat", mount.path("M.txt")]), "new content\n")
+        try await waitUntilSettled(mount)
+        try await waitForBox("M.txt", text: "new content\n")
+        XCTAssertEqual(try boxNames(in: ""), ["M.txt", "keep.txt"])
+        XCTAssertEqual(try succeed(["ls", mount.mountpoint.path]), "M.txt\nkeep.txt\n")
+    }
+
     /// Defect: a readdirplus answered from a folder snapshot taken before a rename handed the kernel the
     /// renamed file under its old name; the next write of the new name went to that node, the listing showed
     /// the old name, and its upload renamed the Box file back.

@@ -77,6 +77,29 @@ extension WriteRaceTests {
         XCTAssertEqual(try api.request("GET", "/2.0/files/\(original.id)").status, 404)
     }
 
+    /// Defect: an unlink deleted the file on Box while its new version was on the wire; that upload met the
+    /// deletion (404), took it for someone else's, and sent the content up again as a new file before the
+    /// unlink dropped the entry: the deleted file was back on Box.
+    func testAnUnlinkWhileTheFilesUploadIsOnTheWireLeavesNothingOnBox() async throws {
+        let mount = try await startAndMount(texts: ["U.txt": "on Box\n", "keep.txt": "kept\n"])
+        let api = try self.api
+        let original = try XCTUnwrap(try api.entry(at: "U.txt"))
+        // The new version waits 1 s before Box handles it; Box's answer to the delete comes 3 s after it was done.
+        try api.addFault(["path_prefix": UploadPaths.newVersion(original.id), "method": "POST", "latency_ms": 1000,
+                          "count": 1])
+        try api.addFault(["path_prefix": "/2.0/files/\(original.id)", "method": "DELETE", "answer_latency_ms": 3000,
+                          "count": 1])
+        try append("written before the unlink\n", to: mount.path("U.txt"))
+        try await waitUntilUploading("U.txt", in: mount)
+        try succeed(["rm", mount.path("U.txt")])
+
+        try await assertNothingLeftToSend(mount)
+        try await unmountAndWait(mount)
+        let log = try requests()
+        XCTAssertEqual(try boxNames(in: ""), ["keep.txt"], "U.txt stays deleted\n\(log.summary)")
+        XCTAssertTrue(log.matching("POST", UploadPaths.newFile).succeeded.isEmpty, "no new file\n\(log.summary)")
+    }
+
     /// Defect: a release processed after the utimens wrote the older mtime to the journal.
     func testTimesSetRightAfterACloseAreTheContentModifiedAtOnBox() async throws {
         let mount = try await startAndMount(options: ["write_back_delay=1"])

@@ -16,6 +16,7 @@ struct FaultDecision: Sendable {
     }
 
     var latencyMilliseconds = 0
+    var answerLatencyMilliseconds = 0
     /// Answer at once with this error instead of handling the request.
     var error: BoxError?
     var cut: Cut?
@@ -57,6 +58,7 @@ final class FaultInjector: Sendable {
                     rule.remaining = remaining - 1
                 }
                 decision.latencyMilliseconds += rule.latencyMilliseconds
+                decision.answerLatencyMilliseconds += rule.answerLatencyMilliseconds
                 if decision.error == nil && rule.burst429 > 0 {
                     rule.burst429 -= 1
                     decision.error = .rateLimited(retryAfter: rule.retryAfterSeconds)

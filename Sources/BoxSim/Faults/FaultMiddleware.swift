@@ -36,6 +36,9 @@ struct FaultMiddleware: RouterMiddleware {
         let reshapes = decision.reshapesBody
         if reshapes { state.update { $0.bodyReshaped = true } }
         var response = try await next(request, context)
+        if decision.answerLatencyMilliseconds > 0 {
+            try await Task.sleep(nanoseconds: UInt64(decision.answerLatencyMilliseconds) * 1_000_000)
+        }
         if decision.cut?.phase == .afterHandling {
             state.update {
                 $0.faults.append("cut_after_handling")

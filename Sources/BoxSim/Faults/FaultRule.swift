@@ -18,6 +18,8 @@ struct FaultRule: Sendable {
     var method: String?
     /// Added before the request is handled.
     var latencyMilliseconds: Int = 0
+    /// Added after the request is handled, before its answer goes out (a change applied, its answer slow).
+    var answerLatencyMilliseconds: Int = 0
     /// Answer this status (with Box's error body) for a share of the requests instead of handling them.
     var errorStatus: Int?
     var errorRate: Double = 1
@@ -56,6 +58,7 @@ struct FaultRule: Sendable {
         pathPrefix = json["path_prefix"] as? String
         method = json["method"] as? String
         latencyMilliseconds = (json["latency_ms"] as? NSNumber)?.intValue ?? 0
+        answerLatencyMilliseconds = (json["answer_latency_ms"] as? NSNumber)?.intValue ?? 0
         errorStatus = (json["error_status"] as? NSNumber)?.intValue
         errorRate = (json["error_rate"] as? NSNumber)?.doubleValue ?? 1
         errorCode = json["error_code"] as? String
@@ -100,7 +103,8 @@ struct FaultRule: Sendable {
         func double(_ value: Double?) -> JSONValue { value.map { .double($0) } ?? .null }
         return .object([
             ("id", .int(Int64(id))), ("path_prefix", .string(pathPrefix)), ("method", .string(method)),
-            ("latency_ms", .int(Int64(latencyMilliseconds))), ("error_status", int(errorStatus.map(Int64.init))),
+            ("latency_ms", .int(Int64(latencyMilliseconds))),
+            ("answer_latency_ms", .int(Int64(answerLatencyMilliseconds))), ("error_status", int(errorStatus.map(Int64.init))),
             ("error_rate", .double(errorRate)), ("error_code", .string(errorCode)), ("burst_429", .int(Int64(burst429))),
             ("retry_after", .int(Int64(retryAfterSeconds))),
             ("cut_rate", double(cutRate)),
