@@ -31,9 +31,13 @@ extension FileSystem {
                 }
                 var local = item
                 if empty { local.size = 0 }
+                // Handles reading the Box file read the local copy from now on, and count as its handles: it is
+                // the file they opened, and it must outlive an unlink while they have it open.
                 return locals.withLock { files in
                     let number = files.reserveNumber()
                     files.add(LocalFiles.File(number: number, staging: staging, item: local, base: item))
+                    let readers = handles.withLock { $0.moveRemoteReaders(ofItemID: item.id, toLocal: number) }
+                    files.update(number) { $0.handles += readers }
                     return number
                 }
             }

@@ -78,8 +78,7 @@ extension FileSystem {
     func removeFile(_ item: BoxItem, from folder: BoxItem) async throws(FSError) {
         var local = locals.withLock { $0.file(itemID: item.id) }
         if local == nil, handles.withLock({ $0.readsRemotely(itemID: item.id) }) {
-            let number = try await localCopy(of: item, empty: false)
-            adoptRemoteReaders(of: item.id, into: number)
+            let number = try await localCopy(of: item, empty: false)  // the readers move to it
             local = locals.withLock { $0.file(number) }
         }
         let inode = tree.withLock { $0.inode(forItemID: item.id) }
@@ -106,14 +105,6 @@ extension FileSystem {
                 tree.removeFromListing(id: id, folderID: folder.id)
                 tree.detach(id: id)
             }
-        }
-    }
-
-    /// Handles reading `itemID` from Box read local file `number` from now on (counted as its handles).
-    private func adoptRemoteReaders(of itemID: String, into number: UInt64) {
-        locals.withLock { files in
-            let moved = handles.withLock { $0.moveRemoteReaders(ofItemID: itemID, toLocal: number) }
-            files.update(number) { $0.handles += moved }
         }
     }
 

@@ -10,7 +10,7 @@ import WriteBack
 /// It knows nothing of FUSE: the adapter calls these methods and turns results into replies.
 /// State lives in two mutex-guarded value types (the item tree and the open handles); no lock is
 /// ever held across an `await`. Lock order: `tree` before `locals` (`remember`, `uploaded`); `tree` before
-/// `handles`; `locals` before `handles` (`adoptRemoteReaders`); `localTimes` is taken alone.
+/// `handles`; `locals` before `handles` (`localCopy`); `localTimes` is taken alone.
 public final class FileSystem: Sendable {
     public static let rootInode = InodeTable.rootInode
 

@@ -26,6 +26,14 @@ final class HeldFile {
         }
     }
 
+    /// Up to `count` bytes at `offset` (fewer at the end of the file).
+    func pread(at offset: Int, count: Int) throws -> Data {
+        var buffer = [UInt8](repeating: 0, count: count)
+        let got = buffer.withUnsafeMutableBytes { Glibc.pread(descriptor, $0.baseAddress, count, off_t(offset)) }
+        guard got >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return Data(buffer[..<got])
+    }
+
     func close() throws {
         let result = Glibc.close(descriptor)
         descriptor = -1

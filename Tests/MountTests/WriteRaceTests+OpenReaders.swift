@@ -1,0 +1,25 @@
+import BoxTestSupport
+import Foundation
+import XCTest
+
+/// A file open for reading while other openers rewrite and delete it: the reader's descriptor follows the file,
+/// as on a local disk, until it is closed.
+extension WriteRaceTests {
+    /// Defect (found by the reference-model tier): a descriptor opened for reading while the file was only on Box
+    /// read 0 bytes once the file had been rewritten through another descriptor and then unlinked: the unlink
+    /// dropped the local copy the rewrite made, which the reader was not counted in.
+    func testAReaderOpenedBeforeARewriteAndAnUnlinkReadsTheRewrittenBytes() async throws {
+        let mount = try await startAndMount(texts: ["f0": String(repeating: "a", count: 1519)])
+        let reader = try HeldFile(mount.path("f0"), flags: O_RDONLY)
+        let writer = try HeldFile(mount.path("f0"), flags: O_RDWR)
+        let rewritten = String(repeating: "b", count: 3166)
+        try write(rewritten, to: mount.path("f0"))
+        try succeed(["rm", mount.path("f0")])
+        XCTAssertEqual(try reader.pread(at: 2314, count: 12535), Data(rewritten.utf8.dropFirst(2314)))
+        XCTAssertEqual(try reader.pread(at: 0, count: 4), Data("bbbb".utf8))
+        try writer.close()
+        try reader.close()
+        try await waitUntilSettled(mount)
+        XCTAssertEqual(try boxNames(in: ""), [])
+    }
+}
