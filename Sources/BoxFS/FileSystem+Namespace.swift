@@ -82,9 +82,6 @@ extension FileSystem {
             local = locals.withLock { $0.file(number) }
         }
         let inode = tree.withLock { $0.inode(forItemID: item.id) }
-        if let local, let inode {
-            locals.withLock { files in files.update(local.number) { $0.unlinkedInode = inode } }
-        }
         // Its upload waits while the file is deleted on Box; one under way finishes first, and the
         // file's node then names what it made (a 404 from our own delete would send it up again).
         let held = local.flatMap(\.entryID)
@@ -111,11 +108,18 @@ extension FileSystem {
     /// A local file whose content no longer goes anywhere: its pending upload is dropped (an upload
     /// under way is stopped, or returned if it landed anyway); it stays readable through handles
     /// already open, and is removed when the last one closes.
+    /// Its inode keeps answering with the local file's attributes while handles have it open (see `unlinkedFile`).
     @discardableResult
     func forgetLocal(_ number: UInt64) async throws(FSError) -> BoxItem? {
+        let itemID = locals.withLock { $0.file(number)?.item.id }
+        let inode = itemID.flatMap { id in tree.withLock { $0.inode(forItemID: id) } }
         let entryID = locals.withLock { files in
             files.update(number) { file in
-                defer { file.entryID = nil; file.unlinked = true }
+                defer {
+                    file.entryID = nil
+                    file.unlinked = true
+                    if file.unlinkedInode == nil { file.unlinkedInode = inode }
+                }
                 return file.entryID
             }
         }

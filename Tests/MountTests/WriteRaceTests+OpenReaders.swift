@@ -22,4 +22,20 @@ extension WriteRaceTests {
         try await waitUntilSettled(mount)
         XCTAssertEqual(try boxNames(in: ""), [])
     }
+
+    /// Defect (found by the reference-model tier): a new file open for writing and then replaced by a rename read
+    /// back 0 bytes of what was written to it through its descriptor after the rename.
+    func testAFileReplacedByARenameKeepsWhatIsWrittenThroughItsOpenDescriptor() async throws {
+        let mount = try await startAndMount()
+        try write(String(repeating: "s", count: 1583), to: mount.path("f1"))
+        let held = try HeldFile(mount.path("f3"), flags: O_RDWR | O_CREAT)
+        try succeed(["mv", mount.path("f1"), mount.path("f3")])
+        let written = Data(repeating: 0x77, count: 1752)
+        try held.pwrite(written, at: 876)
+        XCTAssertEqual(try held.pread(at: 202, count: 27768), Data(count: 876 - 202) + written)
+        try held.close()
+        try await waitUntilSettled(mount)
+        try await waitForBox("f3", text: String(repeating: "s", count: 1583))
+        XCTAssertEqual(try boxNames(in: ""), ["f3"])
+    }
 }

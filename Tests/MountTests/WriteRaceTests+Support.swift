@@ -26,6 +26,12 @@ final class HeldFile {
         }
     }
 
+    /// Writes all of `data` at `offset`.
+    func pwrite(_ data: Data, at offset: Int) throws {
+        let count = data.withUnsafeBytes { Glibc.pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+        guard count == data.count else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+
     /// Up to `count` bytes at `offset` (fewer at the end of the file).
     func pread(at offset: Int, count: Int) throws -> Data {
         var buffer = [UInt8](repeating: 0, count: count)
