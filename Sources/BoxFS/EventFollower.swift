@@ -45,23 +45,43 @@ public final class EventFollower: Sendable {
         var position = positionFile?.read()
         if let position { logger.info("event stream: resuming at position \(position)") }
         var backoff = 1.0
+        var lastFailure: String?
         while !Task.isCancelled {
             do {
                 position = try await catchUp(from: position)
                 backoff = 1
+                if lastFailure != nil { logger.notice("event stream: following again") }
+                lastFailure = nil
                 try await poll(&position)
             } catch is CancellationError {
                 return
             } catch {
                 if Task.isCancelled { return }
-                let reason = (error as? BoxAPIError)?.description ?? String(describing: error)
-                logger.warning("event stream failed (listings are trusted for dir_cache_ttl until it is back): \(reason)")
+                let failure = error as? BoxAPIError
+                let reason = failure?.description ?? String(describing: error)
+                // A token that may not read the stream (a downscoped one, say) is refused again and again:
+                // asked rarely, and said once; a failure that repeats is logged once, not at every retry.
+                let refused = failure?.status == 403
+                if let failure, refused {
+                    if lastFailure == nil {
+                        logger.warning(
+                            "event stream refused for this token (\(failure.description)): changes made elsewhere show after dir_cache_ttl; asking again every \(Int(Self.refusedRetry)) s")
+                    }
+                } else if lastFailure == nil {
+                    logger.warning("event stream failed (listings are trusted for dir_cache_ttl until it is back): \(reason)")
+                } else {
+                    logger.debug("event stream still failing: \(reason)")
+                }
+                lastFailure = reason
                 filesystem.updateEventStream { $0.enter(.fallback, error: reason) }
-                try? await Task.sleep(for: .milliseconds(Int(backoff * 1000)))
+                try? await Task.sleep(for: .milliseconds(Int((refused ? Self.refusedRetry : backoff) * 1000)))
                 backoff = min(backoff * 2, 60)
             }
         }
     }
+
+    /// Seconds between asks while Box refuses the stream to this token (403).
+    static let refusedRetry = 900.0
 
     /// Long-polls realtime servers until a failure; each `new_change` is caught up on at once.
     private func poll(_ position: inout String?) async throws {

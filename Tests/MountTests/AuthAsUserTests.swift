@@ -34,4 +34,26 @@ final class AuthAsUserTests: AuthMountTestCase {
         let denied = try Shell.run(["ls", mountpoint.appendingPathComponent("theirs").path])
         XCTAssertTrue(denied.stderr.contains("Permission denied"), denied.stderr)
     }
+
+    /// An As-User mount follows that user's event stream (every events call carries As-User): a folder the user
+    /// makes elsewhere shows within seconds although listings are trusted for ten minutes.
+    func testAnAsUserMountFollowsThatUsersEventStream() async throws {
+        let user = try control("POST", "users", #"{"name":"Other","kind":"user"}"#)
+        let userID = try XCTUnwrap(user["id"] as? String)
+        let tokenFile = try developerTokenFile()
+        let mountpoint = try mounted(options: ["endpoint=\(sim.baseURL)", "token_file=\(tokenFile)",
+                                               "as_user=\(userID)", "dir_cache_ttl=600"])
+        XCTAssertEqual(try Shell.run(["ls", mountpoint.path]).stdout, "")
+        try await Task.sleep(nanoseconds: 1_000_000_000)  // the stream is followed
+        let created = try Shell.bash("curl -sS -o /dev/null -w '%{http_code}' -X POST '\(sim.baseURL)/2.0/folders' "
+            + "-H 'As-User: \(userID)' -H @- --data-binary '{\"name\":\"made elsewhere\",\"parent\":{\"id\":\"0\"}}' "
+            + "<<< 'Authorization: Bearer \(sim.developerToken)'")
+        XCTAssertEqual(created.stdout, "201", created.stderr)
+        try await Poll.until("the new folder in the As-User mount", timeout: 5, interval: 0.1) {
+            try Shell.run(["ls", mountpoint.path]).stdout == "made elsewhere\n" ? true : nil
+        }
+        let events = try sim.requestLog().filter { $0.path == "/2.0/events" }
+        XCTAssertFalse(events.isEmpty)
+        XCTAssertEqual(events.filter { $0.asUser != userID }.count, 0, "the user's own stream")
+    }
 }
