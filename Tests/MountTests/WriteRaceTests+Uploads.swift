@@ -165,6 +165,9 @@ extension WriteRaceTests {
         try await waitUntilSettled(mount)
         XCTAssertEqual(try boxNames(in: ""), ["data.bin"])
         XCTAssertEqual(try sha1(mount.path("data.bin")), wanted)
+        // A body that shrank is the local file's doing: Box was never unreachable.
+        let log = try String(contentsOf: try XCTUnwrap(daemonLogs.last), encoding: .utf8)
+        XCTAssertFalse(log.contains("Box is unreachable"), log)
     }
 
 }

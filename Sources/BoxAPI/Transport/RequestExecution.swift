@@ -37,7 +37,10 @@ extension BoxClient {
                 do {
                     response = try await http.send(httpRequest(for: request, token: token))
                 } catch let transportError as HTTPError {
-                    if !Task.isCancelled { connectivity.unreachable(transportError.description) }
+                    // Only a failed connection says anything of Box (a body file that shrank, say, does not).
+                    if !Task.isCancelled, transportError.kind == .transport {
+                        connectivity.unreachable(transportError.description)
+                    }
                     logger.debug("\(request.logDescription) failed after \(Self.milliseconds(since: started)) ms: \(transportError)")
                     throw transportError
                 }
