@@ -138,7 +138,11 @@ extension FileSystem {
         tree.withLock { $0.invalidateListing(folderID: item.id) }
         let inode = tree.withLock { $0.inode(forItemID: item.id) } ?? 0
         guard try await listing(of: item, inode: inode).isEmpty else { throw .notEmpty(item.name) }
-        do { try await client.deleteFolder(id: item.id, recursive: false) } catch {
+        do {
+            try await retryingAfterOwnChanges(inFolder: item.id, emptying: true) {
+                try await client.deleteFolder(id: item.id, recursive: false)
+            }
+        } catch {
             throw FSError(error, context: "removing folder \(item.name)")
         }
         tree.withLock { tree in

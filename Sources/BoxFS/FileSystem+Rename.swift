@@ -96,14 +96,17 @@ extension FileSystem {
             : try await client.updateFile(id: item.id, name: name, parentID: parentID)
     }
 
-    /// Runs a Box call that takes a name in `folderID`. Box answering that the name is in use although the mount
-    /// shows it free means an upload of this mount landed there after all (one since renamed or replaced here),
-    /// which its follow-up removes: once the folder's uploads on the wire and cleanups are done, the call is
-    /// made once more, and the name is then free or truly taken.
-    func retryingAfterOwnChanges<T>(inFolder folderID: String, _ call: () async throws -> T) async throws -> T {
+    /// Runs a Box call that takes a name in `folderID` (or, `emptying`, that needs the folder empty). Box
+    /// answering that the name is in use (or the folder is not empty) although the mount shows otherwise means
+    /// an upload of this mount landed there after all (one since renamed, moved or replaced here), which its
+    /// follow-up moves or removes: once the folder's uploads on the wire and cleanups are done, the call is made
+    /// once more, and the name is then free or truly taken.
+    func retryingAfterOwnChanges<T>(
+        inFolder folderID: String, emptying: Bool = false, _ call: () async throws -> T
+    ) async throws -> T {
         do {
             return try await call()
-        } catch let error as BoxAPIError where error.isNameInUse {
+        } catch let error as BoxAPIError where emptying ? error.code == "folder_not_empty" : error.isNameInUse {
             await writeBack?.uploader.settle(folderID: folderID)
             await cleanups.settle([folderID])
             return try await call()

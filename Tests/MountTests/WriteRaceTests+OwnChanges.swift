@@ -115,6 +115,26 @@ extension WriteRaceTests {
         XCTAssertEqual(try succeed(["ls", mount.mountpoint.path]), "M.txt\nkeep.txt\n")
     }
 
+    /// Defect (found by the reference-model tier): a new file moved out of its folder while its first upload was
+    /// on the wire landed in that folder, and the folder's `rmdir` before the mount had moved it on Box failed
+    /// with ENOTEMPTY although the mount showed the folder empty.
+    func testRemovingAFolderRightAfterAFileWasMovedOutDuringItsUploadSucceeds() async throws {
+        let mount = try await startAndMount(texts: ["d/.keep": ""])
+        try succeed(["rm", mount.path("d/.keep")])
+        let api = try self.api
+        let upload = try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "latency_ms": 1000,
+                                       "count": 1])
+        try api.addFault(["path_prefix": "/2.0/files/", "method": "PUT", "latency_ms": 2000, "count": 1])
+        try write("moved out\n", to: mount.path("d/f"))
+        try await waitUntilUsed(fault: upload)
+        try succeed(["mv", mount.path("d/f"), mount.path("f")])
+        try await waitForAnswers("POST", UploadPaths.newFile, status: 201)
+        try succeed(["rmdir", mount.path("d")])
+        try await waitUntilSettled(mount)
+        try await waitForBox("f", text: "moved out\n")
+        XCTAssertEqual(try boxNames(in: ""), ["f"])
+    }
+
     /// Defect: a readdirplus answered from a folder snapshot taken before a rename handed the kernel the
     /// renamed file under its old name; the next write of the new name went to that node, the listing showed
     /// the old name, and its upload renamed the Box file back.
