@@ -125,28 +125,22 @@ extension FileSystem {
         case .redirected(let deleteLanded):
             if deleteLanded { deleteFromBox(item, reason: "a temporary file renamed over another file") }
         case .rebased(_, let wanted):
-            let number = locals.withLock({ $0.file(itemID: item.id)?.number })
-            guard item.name != wanted.name || item.parentID != wanted.parentID else {
-                if let number { dropIfIdle(number) }
-                return
-            }
-            // Renamed or moved here while its upload ran: bring Box's name in line. Until Box has it, the local
-            // file stays (pinned), so a listing fetched meanwhile, which still has the old name, shows it hidden
-            // behind the local file instead of under the old name.
-            if let number { pin(number) }
+            if let number = locals.withLock({ $0.file(itemID: item.id)?.number }) { dropIfIdle(number) }
+            guard item.name != wanted.name || item.parentID != wanted.parentID else { return }
+            // Renamed or moved here while its upload ran, it landed at the old place. The uploader keeps the
+            // entry, and with it the local file (shown over Box's old name), until an attempt of its own has found
+            // the file moved (which survives a crash); the move is also made at once, as one of the folders' own
+            // follow-ups (which an rmdir of the old folder waits for).
             let folders = Set([item.parentID, wanted.parentID].compactMap { $0 })
             cleanups.start(in: folders) { [self] in
-                defer { if let number { unpin(number) } }
                 do {
-                    let renamed = try await client.updateFile(id: item.id, name: wanted.name, parentID: wanted.parentID)
+                    let moved = try await client.updateFile(id: item.id, name: wanted.name, parentID: wanted.parentID)
                     tree.withLock { tree in
-                        if let old = item.parentID, old != renamed.parentID {
-                            tree.removeFromListing(id: item.id, folderID: old)
-                        }
-                        if let parentID = renamed.parentID { tree.upsert(renamed, inFolder: parentID) }
+                        if let old = item.parentID, old != moved.parentID { tree.removeFromListing(id: item.id, folderID: old) }
+                        if let parentID = moved.parentID { tree.upsert(moved, inFolder: parentID) }
                     }
                 } catch {
-                    logger.error("\"\(item.name)\" reached Box, but renaming it to \"\(wanted.name)\" failed: \(error)")
+                    logger.info("\"\(item.name)\" reached Box; renaming it to \"\(wanted.name)\" is left to its upload: \(error)")
                 }
             }
         }

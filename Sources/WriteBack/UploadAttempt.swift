@@ -9,6 +9,8 @@ import Logging
 struct UploadAttempt: Sendable {
     enum Outcome: Sendable {
         case uploaded(BoxItem)
+        /// Box held this content already; the file was only renamed or moved to the target's place (or was there).
+        case placed(BoxItem)
         /// An earlier attempt of this entry (older content, before a crash) created `item`: the
         /// current content goes up as its next version.
         case earlierUpload(BoxItem)
@@ -57,7 +59,7 @@ struct UploadAttempt: Sendable {
     /// Remembers the version an upload created as this mount's own, whatever becomes of the entry.
     private func noted(_ outcome: Outcome) -> Outcome {
         switch outcome {
-        case .uploaded(let item), .earlierUpload(let item):
+        case .uploaded(let item), .earlierUpload(let item), .placed(let item):
             if let version = item.fileVersionID { try? journal.noteOwnVersion(fileID: item.id, versionID: version) }
         default: break
         }
@@ -78,6 +80,12 @@ struct UploadAttempt: Sendable {
             progress.set(entryID, done: 0, total: size)
             // What this entry sent before, and now this: Box holding any of it is this entry's own doing.
             let sentBefore = try journal.sentDigests(id: entryID)
+            if case .newVersion(let fileID, let parentID, let name, _, let baseSHA1) = target, baseSHA1 == digest.hex,
+                let placed = try await placeOnly(fileID: fileID, parentID: parentID, name: name, entry: entry,
+                                                 digest: digest)
+            {
+                return .placed(placed)
+            }
             try journal.noteSentDigest(id: entryID, sha1: digest.hex)
             do {
                 let item: BoxItem
@@ -108,6 +116,24 @@ struct UploadAttempt: Sendable {
         } catch {
             return .failed(.other(String(describing: error)))
         }
+    }
+
+    /// Box may hold this very content already: the entry's last upload landed just as the file was renamed or
+    /// moved here (the lifecycle then keeps the entry, so a crash cannot lose the new place). If Box's current
+    /// version has this SHA-1 and this modification time, nothing is sent: the file is renamed or moved where
+    /// the target says, if it is not there yet. Nil when content or time differ: the content goes up.
+    private func placeOnly(
+        fileID: String, parentID: String, name: String, entry: UploadEntry, digest: FileDigest.Digest
+    ) async throws -> BoxItem? {
+        let current = try await client.file(id: fileID)
+        guard current.sha1 == digest.hex else { return nil }
+        if let wanted = entry.contentModifiedAt {
+            guard let held = current.contentModifiedAt, abs(held.timeIntervalSince(wanted)) < 1 else { return nil }
+        }
+        if current.name == name && current.parentID == parentID { return current }
+        logger.info("moving \"\(current.name)\" to \"\(name)\", where it was renamed or moved during its upload",
+                    metadata: ["file": "\(fileID)"])
+        return try await client.updateFile(id: fileID, name: name, parentID: parentID)
     }
 
     private func simple(entry: UploadEntry, target: UploadTarget, digest: FileDigest.Digest) async throws -> BoxItem {

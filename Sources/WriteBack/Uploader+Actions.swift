@@ -101,6 +101,14 @@ extension Uploader {
         }
         switch outcome {
         case .uploaded(let item):
+            // Not where the entry wants it (renamed or moved here while it was sent, or a new version keeps Box's
+            // name): the entry lives on, journaled with its place, until an attempt that finds Box holding this
+            // content has moved the file there.
+            let misplaced = machines[id].map { machine in
+                machine.target.name != item.name || item.parentID.map { $0 != machine.target.parentID } == true
+            }
+            feed(id, .uploaded(item, generation: misplaced == true ? 0 : generation, now: now()))
+        case .placed(let item):
             feed(id, .uploaded(item, generation: generation, now: now()))
         case .earlierUpload(let item):
             feed(id, .uploaded(item, generation: 0, now: now()))  // older content: never the last upload

@@ -135,6 +135,30 @@ extension WriteRaceTests {
         XCTAssertEqual(try boxNames(in: ""), ["f"])
     }
 
+    /// Defect: a new file renamed while its first upload was on the wire landed under its old name; its entry was
+    /// then forgotten and only a follow-up (not journaled) renamed it on Box: when that rename failed, or the daemon
+    /// was killed first, Box kept the old name for good.
+    func testAFileRenamedDuringItsFirstUploadGetsItsNameOnBoxAfterAKill() async throws {
+        let mount = try await startAndMount(options: ["write_back_delay=3"])
+        try write("first\n", to: mount.path("f2"))
+        let upload = try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "latency_ms": 2000,
+                                       "count": 1])
+        try await waitUntilUsed(fault: upload, timeout: 30)
+        // The mount's immediate rename of the landed file is refused once.
+        try api.addFault(["path_prefix": "/2.0/files/", "method": "PUT", "error_status": 400, "count": 1])
+        try succeed(["mv", mount.path("f2"), mount.path("f0")])
+        try await waitForAnswers("POST", UploadPaths.newFile, status: 201)
+        try await waitForAnswers("PUT", "/2.0/files/[0-9]+", status: 400)
+        try await crash(mount)
+        let again = try mountWritable()
+        try await waitUntilSettled(again)
+        try await waitForBox("f0", text: "first\n", timeout: 30)
+        XCTAssertEqual(try boxNames(in: ""), ["f0"], "the file has its new name on Box")
+        XCTAssertEqual(try succeed(["cat", again.path("f0")]), "first\n")
+        let uploads = try requests().matching("POST", "/api/2.0/files/([0-9]+/)?content").succeeded
+        XCTAssertEqual(uploads.count, 1, "the content went up once")
+    }
+
     /// Defect: a readdirplus answered from a folder snapshot taken before a rename handed the kernel the
     /// renamed file under its old name; the next write of the new name went to that node, the listing showed
     /// the old name, and its upload renamed the Box file back.
