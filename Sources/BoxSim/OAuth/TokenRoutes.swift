@@ -60,7 +60,8 @@ struct TokenRoutes: Sendable {
         case Self.jwtGrant:
             let app = try await authenticateClient(form: form, request: request)
             guard let assertion = form["assertion"] else { throw OAuthError.invalidRequest("Missing assertion") }
-            let audiences = [JWTAssertion.boxAudience, BaseURL.of(request) + "/oauth2/token"]
+            let audiences = [JWTAssertion.boxAudience, RequestBase.url(.api) + "/oauth2/token",
+                             RequestBase.urls.requestBase + "/oauth2/token"]
             let jwt = try JWTAssertion.verify(assertion, app: app, acceptedAudiences: audiences, now: Timestamp.now())
             guard try await store.useJWTID(jwt.jti, expiresAt: jwt.expiresAt) else {
                 throw OAuthError.grant("Please check the 'jti' claim. A unique 'jti' value is required.")

@@ -46,7 +46,7 @@ struct ItemRenderer: Sendable {
         case "owned_by": return try await userMini(item.ownerID)
         case "shared_link":
             guard !item.isRoot, let link = try await store.sharedLink(itemID: item.id!) else { return .null }
-            return SharedLinkRenderer.json(link, item: item, base: RequestBase.url)
+            return SharedLinkRenderer.json(link, item: item, base: RequestBase.url(.app))
         case "is_accessible_via_shared_link":
             guard !item.isRoot else { return .bool(false) }
             return .bool(try await store.sharedLink(itemID: item.id!) != nil)
@@ -63,7 +63,7 @@ struct ItemRenderer: Sendable {
             return .int(try await store.fileCount(inFolder: item.id!))
         case "authenticated_download_url":
             guard !item.isFolder else { return nil }
-            return .string(RequestBase.url + "/2.0/files/\(item.id!)/content")
+            return .string(RequestBase.url(.api) + "/2.0/files/\(item.id!)/content")
         default:
             return nil
         }
