@@ -58,6 +58,9 @@ struct ItemRenderer: Sendable {
                 ("total_count", .int(page.total)), ("entries", .array(page.items.map(mini))),
                 ("offset", .int(0)), ("limit", .int(100)),
             ])
+        case "version_number":
+            guard !item.isFolder, let versionID = item.versionID else { return nil }
+            return .string(String(try await store.versionNumber(versionID, fileID: item.id!)))
         case "file_count":
             guard item.isFolder else { return nil }
             return .int(try await store.fileCount(inFolder: item.id!))
@@ -107,7 +110,6 @@ struct ItemRenderer: Sendable {
             guard !item.isFolder else { return nil }
             let parts = item.name.split(separator: ".", omittingEmptySubsequences: false)
             return .string(parts.count > 1 ? String(parts.last!) : "")
-        case "version_number": return item.isFolder ? nil : .string("1")
         case "comment_count": return item.isFolder ? nil : .int(0)
         case "tags": return .array([])
         case "is_package": return item.isFolder ? nil : .bool(false)

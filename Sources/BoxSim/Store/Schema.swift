@@ -80,6 +80,15 @@ enum Schema {
                 ALTER TABLE token ADD COLUMN shared_link_token TEXT;
                 """)
         }
+        migrator.registerMigration("v5-file-version-trash") { db in
+            try db.execute(sql: """
+                -- A deleted past version stays listed with trashed_at/by until it is restored.
+                ALTER TABLE file_version ADD COLUMN trashed_at INTEGER;
+                ALTER TABLE file_version ADD COLUMN trashed_by INTEGER;
+                ALTER TABLE file_version ADD COLUMN restored_at INTEGER;
+                ALTER TABLE file_version ADD COLUMN restored_by INTEGER;
+                """)
+        }
         return migrator
     }
 }

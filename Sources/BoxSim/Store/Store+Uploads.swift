@@ -78,13 +78,7 @@ extension Store {
                 file.name = newName
                 file.nameKey = ItemRecord.nameKey(newName)
             }
-            file.versionID = version.id
-            file.sha1 = content.sha1
-            file.size = content.size
-            file.sequenceID += 1
-            file.etag = file.sequenceID
-            file.modifiedAt = now
-            file.modifiedBy = userID
+            file.makeCurrent(version)
             file.contentModifiedAt = content.contentModifiedAt ?? now
             try file.update(db)
             try Self.recordEvent(db, type: "ITEM_UPLOAD", itemID: fileID, userID: userID)
