@@ -3,6 +3,10 @@ struct ItemRenderer: Sendable {
     let store: Store
     let viewer: UserRecord
 
+    /// The Trash as a path entry (Box's pseudo-folder "1").
+    static let trash: JSONValue = .object([("type", .string("folder")), ("id", .string("1")), ("sequence_id", .null),
+                                           ("etag", .null), ("name", .string("Trash"))])
+
     func idString(_ item: ItemRecord) -> String { item.isRoot ? "0" : String(item.id!) }
 
     /// File--Mini / Folder--Mini (used in listings, path collections, parents).
@@ -36,6 +40,8 @@ struct ItemRenderer: Sendable {
         case "size":
             return .int(item.isFolder ? try await store.folderSize(id: item.id!) : item.size)
         case "path_collection":
+            // A trashed item's path is the Trash, as Box shows it.
+            if item.itemStatus == "trashed" { return .object([("total_count", .int(1)), ("entries", .array([Self.trash]))]) }
             let chain = try await store.ancestors(of: item)
             return .object([("total_count", .int(chain.count)), ("entries", .array(chain.map(mini)))])
         case "parent":

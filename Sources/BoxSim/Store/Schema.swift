@@ -89,6 +89,15 @@ enum Schema {
                 ALTER TABLE file_version ADD COLUMN restored_by INTEGER;
                 """)
         }
+        migrator.registerMigration("v6-trash-root") { db in
+            try db.execute(sql: """
+                -- The item whose deletion put a trashed item in the trash (itself when deleted directly): the trash
+                -- lists only those, and restoring one brings back what went with it (not what was trashed before).
+                ALTER TABLE item ADD COLUMN trash_root INTEGER;
+                UPDATE item SET trash_root = id WHERE item_status = 'trashed';
+                CREATE INDEX item_trash ON item(owner_id, trash_root) WHERE trash_root IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }

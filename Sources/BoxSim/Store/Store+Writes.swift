@@ -83,8 +83,8 @@ extension Store {
                     SELECT ? UNION ALL SELECT item.id FROM item JOIN tree ON item.parent_id = tree.id
                         WHERE item.item_status = 'active')
                 UPDATE item SET item_status = 'trashed', trashed_at = ?, sequence_id = sequence_id + 1,
-                    etag = sequence_id + 1 WHERE id IN tree
-                """, arguments: [id, now])
+                    etag = sequence_id + 1, trash_root = ? WHERE id IN tree
+                """, arguments: [id, now, id])
             if let owner = try Int64.fetchOne(db, sql: "SELECT owner_id FROM item WHERE id = ?", arguments: [id]) {
                 try Self.recordEvent(db, type: "ITEM_TRASH", itemID: id, userID: owner)
             }
