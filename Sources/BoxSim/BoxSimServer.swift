@@ -78,6 +78,7 @@ public enum BoxSimServer {
             UploadSessionRoutes(store: store, settings: settings).register(on: api)
             VersionRoutes(store: store).register(on: api)
             TrashRoutes(store: store).register(on: api)
+            SearchRoutes(store: store).register(on: api)
         }
         DownloadRoutes(store: store, signer: signer).register(on: router)
         EventRoutes(store: store, settings: settings, channels: channels).register(root: router)
