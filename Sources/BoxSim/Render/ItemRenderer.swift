@@ -64,6 +64,8 @@ struct ItemRenderer: Sendable {
                 ("total_count", .int(page.total)), ("entries", .array(page.items.map(mini))),
                 ("offset", .int(0)), ("limit", .int(100)),
             ])
+        case "lock":
+            return try await FileLocks.json(item, store: store)
         case "version_number":
             guard !item.isFolder, let versionID = item.versionID else { return nil }
             return .string(String(try await store.versionNumber(versionID, fileID: item.id!)))
@@ -101,7 +103,7 @@ struct ItemRenderer: Sendable {
         case "content_modified_at": return root ? .null : Timestamp.json(item.contentModifiedAt)
         case "trashed_at": return Timestamp.json(item.trashedAt)
         case "purged_at": return .null
-        case "folder_upload_email", "lock", "expires_at", "classification": return .null
+        case "folder_upload_email", "expires_at", "classification": return .null
         case "disposition_at": return item.isFolder ? nil : .null
         case "allowed_shared_link_permissions":
             return .array(["can_download", "can_preview"].map { .string($0) } + (item.isFolder ? [] : [.string("can_edit")]))

@@ -37,6 +37,7 @@ struct ItemLookup: Sendable {
             item = try await file(idText, for: context.requireUser())
         }
         try await checkToken(context.token, item: item, scopes: scopes)
+        try await FileLocks.check(item, user: context.user, scopes: scopes, store: store)
         return item
     }
 

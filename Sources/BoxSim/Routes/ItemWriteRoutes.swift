@@ -64,11 +64,12 @@ struct ItemWriteRoutes: Sendable {
             try await ItemLookup(store: store).checkToken(context.token, item: item, scopes: ItemScopes.share)
             try await SharedLinkUpdate.apply(sharedLink, to: item, store: store)
         }
+        if let lock = body["lock"] { try await FileLocks.apply(lock, to: item, by: user, store: store) }
         let renderer = ItemRenderer(store: store, viewer: user)
         let fields = FieldSelection(query: request.uri.queryParameters.get("fields"))
-        if body["shared_link"] != nil, name == nil, parentID == nil, body["description"] == nil,
+        if body["shared_link"] != nil || body["lock"] != nil, name == nil, parentID == nil, body["description"] == nil,
            let shared = try await store.item(id: item.id!) {
-            return jsonResponse(try await renderer.render(shared, fields: fields))  // only the shared link changed
+            return jsonResponse(try await renderer.render(shared, fields: fields))  // only the shared link or lock changed
         }
         do {
             let updated = try await store.updateItem(id: item.id!, name: name, parentID: parentID,

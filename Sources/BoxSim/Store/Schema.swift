@@ -98,6 +98,15 @@ enum Schema {
                 CREATE INDEX item_trash ON item(owner_id, trash_root) WHERE trash_root IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v7-item-lock") { db in
+            try db.execute(sql: """
+                -- At most one lock per file (PUT /files/{id} with `lock`); an expired lock counts as none.
+                CREATE TABLE item_lock (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, item_id INTEGER NOT NULL UNIQUE, created_by INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL, expires_at INTEGER, is_download_prevented INTEGER NOT NULL DEFAULT 0);
+                INSERT INTO sqlite_sequence(name, seq) VALUES ('item_lock', 2000000000);
+                """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,56 @@
+import BoxTestSupport
+import Foundation
+import XCTest
+
+/// File locks: `PUT /2.0/files/{id}` with `lock` / `{"lock": null}`, the `lock` field (Box's recorded shape),
+/// LOCK_CREATE / LOCK_DESTROY, expiry, and what a lock refuses to everyone but its creator (403
+/// `access_denied_item_locked`).
+final class FileLockTests: XCTestCase {
+    static let recordings = ["Files/LockFile.json"]
+
+    func testLockAndUnlockAsBoxAnswers() async throws {
+        let fixture = try await SimFixture.start()
+        defer { fixture.stop() }
+        let id = try fixture.id(of: "hello.txt")
+        let position = try fixture.streamPosition()
+        let locked = try fixture.call("PUT", "/2.0/files/\(id)?fields=lock",
+                                      json: ["lock": ["access": "lock", "is_download_prevented": false]])
+        XCTAssertEqual(locked.status, 200, locked.text)
+        try assertValid("put_files_id", locked)
+        let shapes = ShapeComparison()
+        try shapes.compare("Files/LockFile.json", locked, status: 200)
+        shapes.assertClean()
+        XCTAssertEqual(shapes.compared, Self.recordings)
+        let lock = try XCTUnwrap(try locked.json()["lock"] as? [String: Any])
+        XCTAssertEqual((lock["created_by"] as? [String: Any])?["id"] as? String,
+                       try fixture.getJSON("/2.0/users/me")["id"] as? String)
+        XCTAssertTrue(lock["expires_at"] is NSNull)
+        XCTAssertNil(try fixture.getJSON("/2.0/files/\(id)")["lock"], "only with fields=lock")
+        XCTAssertNotNil(try fixture.getJSON("/2.0/files/\(id)?fields=lock")["lock"] as? [String: Any])
+
+        // The creator goes on changing the file.
+        try fixture.uploadVersion(id, text: "mine\n")
+        XCTAssertEqual(try fixture.call("PUT", "/2.0/files/\(id)", json: ["name": "h2.txt"]).status, 200)
+
+        let unlocked = try fixture.call("PUT", "/2.0/files/\(id)?fields=lock", json: ["lock": nil])
+        XCTAssertEqual(unlocked.status, 200, unlocked.text)
+        try assertValid("put_files_id", unlocked)
+        XCTAssertTrue(try unlocked.json()["lock"] is NSNull)
+        XCTAssertEqual(try fixture.changes(after: position).map(\.type),
+                       ["LOCK_CREATE", "ITEM_UPLOAD", "ITEM_RENAME", "LOCK_DESTROY"])
+
+        let soon = ISO8601DateFormatter().string(from: Date().addingTimeInterval(2))
+        let expiring = try fixture.call("PUT", "/2.0/files/\(id)?fields=lock", json: ["lock": ["access": "lock", "expires_at": soon]])
+        XCTAssertNotNil((try expiring.json()["lock"] as? [String: Any])?["expires_at"] as? String)
+        try await Task.sleep(nanoseconds: 3_100_000_000)
+        XCTAssertTrue(try fixture.getJSON("/2.0/files/\(id)?fields=lock")["lock"] is NSNull, "an expired lock is none")
+
+        for bad in [["access": "open"], ["access": "lock", "expires_at": ISO8601DateFormatter().string(from: Date().addingTimeInterval(-60))]] {
+            let refused = try fixture.call("PUT", "/2.0/files/\(id)", json: ["lock": bad])
+            XCTAssertEqual(refused.status, 400, "\(bad): \(refused.text)")
+            try assertValid("put_files_id", refused)
+        }
+        XCTAssertEqual(try fixture.call("PUT", "/2.0/folders/\(try fixture.id(of: "docs"))",
+                                        json: ["lock": ["access": "lock"]]).status, 400, "folders are not locked")
+    }
+}
