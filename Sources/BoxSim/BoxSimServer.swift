@@ -79,6 +79,7 @@ public enum BoxSimServer {
             VersionRoutes(store: store).register(on: api)
             TrashRoutes(store: store).register(on: api)
             SearchRoutes(store: store).register(on: api)
+            CollaborationRoutes(store: store).register(on: api)
         }
         DownloadRoutes(store: store, signer: signer).register(on: router)
         EventRoutes(store: store, settings: settings, channels: channels).register(root: router)

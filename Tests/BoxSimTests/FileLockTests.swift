@@ -53,4 +53,39 @@ final class FileLockTests: XCTestCase {
         XCTAssertEqual(try fixture.call("PUT", "/2.0/folders/\(try fixture.id(of: "docs"))",
                                         json: ["lock": ["access": "lock"]]).status, 400, "folders are not locked")
     }
+
+    func testALockRefusesChangesByOthers() async throws {
+        let fixture = try await SimFixture.start()
+        defer { fixture.stop() }
+        let (otherID, other) = try fixture.collaborator(on: try fixture.id(of: "docs"), role: "editor")
+        let id = try fixture.id(of: "docs/a.txt")
+        XCTAssertEqual(try fixture.call("PUT", "/2.0/files/\(id)",
+                                        json: ["lock": ["access": "lock", "is_download_prevented": true]]).status, 200)
+        for (what, result) in [
+            ("new version", try fixture.uploadVersion(id, text: "theirs\n", token: other, expectStatus: 403)),
+            ("rename", try fixture.call("PUT", "/2.0/files/\(id)", json: ["name": "x.txt"], token: other)),
+            ("delete", try fixture.call("DELETE", "/2.0/files/\(id)", token: other)),
+            ("unlock", try fixture.call("PUT", "/2.0/files/\(id)", json: ["lock": nil], token: other)),
+            ("download", try fixture.call("GET", "/2.0/files/\(id)/content", token: other)),
+            ("upload session", try fixture.call("POST", "/api/2.0/files/\(id)/upload_sessions",
+                                                json: ["file_size": 20_000_001], token: other)),
+        ] {
+            XCTAssertEqual(result.status, 403, "\(what): \(result.text)")
+            XCTAssertEqual(try result.json()["code"] as? String, "access_denied_item_locked", what)
+            try assertValid("put_files_id", result)
+        }
+        XCTAssertEqual(try fixture.call("GET", "/2.0/files/\(id)", token: other).status, 200, "reading is fine")
+
+        // Without is_download_prevented others may download; after unlocking they may change it.
+        XCTAssertEqual(try fixture.call("PUT", "/2.0/files/\(id)", json: ["lock": ["access": "lock"]]).status, 200)
+        XCTAssertEqual(try fixture.call("GET", "/2.0/files/\(id)/content", token: other).status, 302)
+        XCTAssertEqual(try fixture.call("PUT", "/2.0/files/\(id)", json: ["lock": nil]).status, 200)
+        try fixture.uploadVersion(id, text: "theirs\n", token: other)
+
+        // A lock by the collaborator binds the owner too.
+        let theirs = try fixture.call("PUT", "/2.0/files/\(id)?fields=lock", json: ["lock": ["access": "lock"]], token: other)
+        XCTAssertEqual(((try theirs.json()["lock"] as? [String: Any])?["created_by"] as? [String: Any])?["id"] as? String,
+                       otherID)
+        XCTAssertEqual(try fixture.uploadVersion(id, text: "owner\n", expectStatus: 403).status, 403)
+    }
 }

@@ -57,4 +57,21 @@ extension SimFixture {
         return try Curl.run(sim.baseURL + path, token: token ?? sim.developerToken, headers: allHeaders, method: method,
                             extra: extra)
     }
+
+    /// A token for a new managed user: (user id, access token).
+    func otherUser(name: String = "Other User") throws -> (id: String, token: String) {
+        let id = try createUser(name: name)
+        let minted = try postJSON("/_control/tokens", ["user_id": id]).json()
+        return (id, try XCTUnwrap(minted["access_token"] as? String))
+    }
+
+    /// A new user given `role` on the admin's item `itemID` (`type` folder or file): (user id, access token).
+    func collaborator(on itemID: String, role: String, type: String = "folder") throws -> (id: String, token: String) {
+        let user = try otherUser()
+        let added = try call("POST", "/2.0/collaborations", json: [
+            "item": ["type": type, "id": itemID], "accessible_by": ["type": "user", "id": user.id], "role": role,
+        ])
+        XCTAssertEqual(added.status, 201, added.text)
+        return user
+    }
 }

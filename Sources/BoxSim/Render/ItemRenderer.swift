@@ -66,6 +66,12 @@ struct ItemRenderer: Sendable {
             ])
         case "lock":
             return try await FileLocks.json(item, store: store)
+        case "permissions":
+            if item.ownerID == viewer.id { return ItemPermissions.json(isFolder: item.isFolder) }
+            if !item.isRoot, let role = try await store.collaborationRole(userID: viewer.id!, itemID: item.id!) {
+                return CollaborationRoles.permissions(role, isFolder: item.isFolder)
+            }
+            return ItemPermissions.sharedViewer(isFolder: item.isFolder)
         case "version_number":
             guard !item.isFolder, let versionID = item.versionID else { return nil }
             return .string(String(try await store.versionNumber(versionID, fileID: item.id!)))
@@ -132,9 +138,6 @@ struct ItemRenderer: Sendable {
         case "allowed_shared_link_access_levels":
             return .array(["open", "company", "collaborators"].map { .string($0) })
         case "uploader_display_name": return item.isFolder ? nil : .string(viewer.name)
-        case "permissions":
-            return item.ownerID == viewer.id ? ItemPermissions.json(isFolder: item.isFolder)
-                : ItemPermissions.sharedViewer(isFolder: item.isFolder)
         default: return nil
         }
     }
@@ -148,7 +151,7 @@ struct ItemRenderer: Sendable {
     }
 }
 
-/// The owner's permissions on an item (boxsim has no collaborations yet, so every viewer is the owner).
+/// The owner's permissions on an item (collaborators: `CollaborationRoles.permissions`).
 enum ItemPermissions {
     static func json(isFolder: Bool) -> JSONValue {
         var names = ["can_download", "can_upload", "can_rename", "can_delete", "can_share", "can_invite_collaborator",

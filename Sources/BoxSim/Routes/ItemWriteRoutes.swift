@@ -16,7 +16,8 @@ struct ItemWriteRoutes: Sendable {
             let parent = try await lookup.folder(parentText, context: context, scopes: ItemScopes.upload)
             let renderer = ItemRenderer(store: store, viewer: user)
             do {
-                let folder = try await store.createFolder(name: name, parentID: parent.id!, ownerID: user.id!)
+                let folder = try await store.createFolder(name: name, parentID: parent.id!, ownerID: parent.ownerID,
+                                                          by: user.id!)
                 let fields = FieldSelection(query: request.uri.queryParameters.get("fields"))
                 return jsonResponse(try await renderer.render(folder, fields: fields), status: .created)
             } catch let failure as WriteFailure {
@@ -38,7 +39,8 @@ struct ItemWriteRoutes: Sendable {
                                                          message: "Access denied - insufficient permission") }
                 try WriteErrors.checkIfMatch(request, item: item)
                 do {
-                    try await store.trash(id: item.id!, recursive: QueryParameters.bool(request, "recursive"))
+                    try await store.trash(id: item.id!, recursive: QueryParameters.bool(request, "recursive"),
+                                          by: context.user?.id)
                 } catch let failure as WriteFailure {
                     throw WriteErrors.map(failure, renderer: ItemRenderer(store: store, viewer: try context.requireUser()),
                                           conflictsAsArray: true)

@@ -68,10 +68,12 @@ struct SearchRoutes: Sendable {
         return filter
     }
 
-    /// The folders a search without `ancestor_folder_ids` covers: the user's root (a downscoped token: its item).
+    /// The folders a search without `ancestor_folder_ids` covers: the user's root and the folders shared with them
+    /// (a downscoped token: its item).
     private func searchableFolders(user: UserRecord, token: TokenRecord?) async throws -> [Int64] {
         if let limit = token?.restrictedItemID { return [limit] }
-        return [user.rootFolderID].compactMap { $0 }
+        let shared = try await store.collaboratedFolderIDs(userID: user.id!)
+        return [user.rootFolderID].compactMap { $0 } + shared
     }
 
     /// A comma-separated list parameter (nil when absent); values outside `allowed` are 400.

@@ -107,6 +107,20 @@ enum Schema {
                 INSERT INTO sqlite_sequence(name, seq) VALUES ('item_lock', 2000000000);
                 """)
         }
+        migrator.registerMigration("v8-collaborations") { db in
+            try db.execute(sql: """
+                -- A user's access to another user's folder or file (and, for a folder, everything below it).
+                CREATE TABLE collaboration (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, item_id INTEGER NOT NULL, user_id INTEGER NOT NULL,
+                    role TEXT NOT NULL, created_by INTEGER NOT NULL, created_at INTEGER NOT NULL,
+                    modified_at INTEGER NOT NULL, UNIQUE (item_id, user_id));
+                CREATE INDEX collaboration_user ON collaboration(user_id);
+                INSERT INTO sqlite_sequence(name, seq) VALUES ('collaboration', 30000000000);
+                -- Who made an event (the stream's user when null); events of shared items go to every user who
+                -- can see the item.
+                ALTER TABLE event ADD COLUMN actor_id INTEGER;
+                """)
+        }
         return migrator
     }
 }

@@ -86,11 +86,25 @@ extension Store {
         }
     }
 
-    /// Appends an event to the user's event stream (inside the write that caused it).
+    /// Appends an event made by `userID` (inside the write that caused it) to the stream of every user who sees
+    /// the item: the actor, the owner and the collaborators on it or a folder above it (one row each, one
+    /// `event_id`). Downloads and previews go to the actor's stream only.
     static func recordEvent(_ db: Database, type: String, itemID: Int64?, userID: Int64) throws {
-        try db.execute(sql: """
-            INSERT INTO event(event_id, user_id, event_type, item_id, created_at) VALUES (?, ?, ?, ?, ?)
-            """, arguments: [UUIDText.random(), userID, type, itemID, Timestamp.now()])
+        var users = [userID]
+        if let itemID, !["ITEM_DOWNLOAD", "ITEM_PREVIEW"].contains(type) {
+            users += try Int64.fetchAll(db, sql: "SELECT owner_id FROM item WHERE id = ?", arguments: [itemID])
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM collaboration)") == true {
+                users += try collaboratorIDs(db, itemID: itemID)
+            }
+        }
+        let eventID = UUIDText.random()
+        let now = Timestamp.now()
+        var seen = Set<Int64>()
+        for user in users where seen.insert(user).inserted {
+            try db.execute(sql: """
+                INSERT INTO event(event_id, user_id, event_type, item_id, created_at, actor_id) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [eventID, user, type, itemID, now, userID])
+        }
     }
 }
 
