@@ -38,6 +38,9 @@ final class FileLockTests: XCTestCase {
         XCTAssertTrue(try unlocked.json()["lock"] is NSNull)
         XCTAssertEqual(try fixture.changes(after: position).map(\.type),
                        ["LOCK_CREATE", "ITEM_UPLOAD", "ITEM_RENAME", "LOCK_DESTROY"])
+        let admin = try fixture.getJSON("/2.0/events?stream_type=admin_logs&event_type=LOCK,UNLOCK")
+        XCTAssertEqual((admin["entries"] as? [[String: Any]])?.map { $0["event_type"] as? String }, ["LOCK", "UNLOCK"],
+                       "Box's admin names")
 
         let soon = ISO8601DateFormatter().string(from: Date().addingTimeInterval(2))
         let expiring = try fixture.call("PUT", "/2.0/files/\(id)?fields=lock", json: ["lock": ["access": "lock", "expires_at": soon]])
