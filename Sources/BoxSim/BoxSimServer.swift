@@ -82,6 +82,7 @@ public enum BoxSimServer {
             CollaborationRoutes(store: store).register(on: api)
         }
         DownloadRoutes(store: store, signer: signer).register(on: router)
+        SharedStaticRoutes(store: store, signer: signer).register(on: router)
         EventRoutes(store: store, settings: settings, channels: channels).register(root: router)
         TokenRoutes(store: store, settings: settings).register(on: router)
         AuthorizeRoutes(store: store, settings: settings).register(on: router)
