@@ -78,6 +78,59 @@ final class PublicURLTests: XCTestCase {
                    fixture.sim.baseURL)
     }
 
+    /// The case: behind a TLS terminator, a redirected download and a chunked upload that follow the URLs
+    /// boxsim handed out go through HTTPS end to end; the same boxsim still answers plain-HTTP clients with http.
+    func testThroughATLSTerminatorDownloadsAndChunkedUploadsFollowHTTPSURLs() async throws {
+        let fixture = try await SimFixture.start()
+        defer { fixture.stop() }
+        let tls = try TLSTerminator(backend: fixture.sim.baseURL)
+        defer { tls.stop() }
+        let token = fixture.sim.developerToken
+        let helloID = try fixture.id(of: "hello.txt")
+        let redirect = try tls.curl("/2.0/files/\(helloID)/content", token: token)
+        XCTAssertEqual(redirect.status, 302, redirect.text)
+        XCTAssertTrue(redirect.headers["location"]?.hasPrefix(tls.baseURL + "/dl/") ?? false, redirect.headers["location"] ?? "")
+        XCTAssertEqual(try tls.curl("/2.0/files/\(helloID)/content", token: token, extra: ["-L"]).text, "hello world\n")
+        XCTAssertTrue(try fixture.get("/2.0/files/\(helloID)/content").headers["location"]?
+            .hasPrefix(fixture.sim.baseURL + "/dl/") ?? false, "a direct client still gets http")
+
+        let size = 20_000_001
+        let local = try UploadFiles.random(size: size)
+        defer { try? FileManager.default.removeItem(at: local) }
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: [
+            "folder_id": "0", "file_size": size, "file_name": "through-tls.bin"]), as: UTF8.self)
+        let created = try tls.curl("/api/2.0/files/upload_sessions", token: token,
+                                   headers: ["Content-Type": "application/json"], extra: ["--data-binary", body])
+        XCTAssertEqual(created.status, 201, created.text)
+        let endpoints = try XCTUnwrap(try created.json()["session_endpoints"] as? [String: String])
+        var parts: [Any] = []
+        for offset in stride(from: 0, to: size, by: 8_388_608) {
+            let length = min(8_388_608, size - offset)
+            let slice = try UploadFiles.slice(of: local, offset: offset, length: length)
+            defer { try? FileManager.default.removeItem(at: slice) }
+            let partURL = try XCTUnwrap(endpoints["upload_part"])
+            XCTAssertTrue(partURL.hasPrefix(tls.baseURL + "/api/2.0/files/upload_sessions/"), partURL)
+            let part = try Curl.run(partURL, token: token, headers: [
+                "Digest": "SHA=" + UploadDigest.base64SHA1(of: slice), "Expect": "",
+                "Content-Range": "bytes \(offset)-\(offset + length - 1)/\(size)", "Content-Type": "application/octet-stream",
+            ], method: "PUT", extra: ["--cacert", tls.certificate.path, "--data-binary", "@\(slice.path)"])
+            XCTAssertEqual(part.status, 200, part.text)
+            parts.append(try XCTUnwrap(try part.json()["part"]))
+        }
+        let commitBody = String(decoding: try JSONSerialization.data(withJSONObject: ["parts": parts]), as: UTF8.self)
+        let committed = try Curl.run(try XCTUnwrap(endpoints["commit"]), token: token, headers: [
+            "Digest": "sha=" + UploadDigest.base64SHA1(of: local), "Content-Type": "application/json",
+        ], method: "POST", extra: ["--cacert", tls.certificate.path, "--data-binary", commitBody])
+        XCTAssertEqual(committed.status, 201, committed.text)
+        let fileID = try XCTUnwrap((try committed.json()["entries"] as? [[String: Any]])?.first?["id"] as? String)
+        let downloaded = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: downloaded) }
+        let download = try tls.curl("/2.0/files/\(fileID)/content", token: token, extra: ["-L"])
+        XCTAssertEqual(download.status, 200)
+        try download.body.write(to: downloaded)
+        XCTAssertEqual(try Curl.sha1(of: downloaded), try Curl.sha1(of: local))
+    }
+
     func testPublicURLOptionsNameEachBoxHost() async throws {
         let fixture = try await SimFixture.start(extraArgs: [
             "--public-url", "dl=https://dl.boxcloud.com", "--public-url", "upload=https://upload.box.com/",
