@@ -21,6 +21,13 @@ final class CollaborationTests: XCTestCase {
         let listed = try fixture.get("/2.0/folders/\(docsID)/collaborations")
         try assertValid("get_folders_id_collaborations", listed)
         XCTAssertEqual((try listed.json()["entries"] as? [[String: Any]])?.count, 1)
+        let collaborationID = try XCTUnwrap(try added.json()["id"] as? String)
+        let shown = try fixture.get("/2.0/collaborations/\(collaborationID)")
+        XCTAssertEqual(shown.status, 200, shown.text)
+        try assertValid("get_collaborations_id", shown)
+        try assertValid("get_files_id_collaborations", try fixture.get("/2.0/files/\(try fixture.id(of: "docs/a.txt"))/collaborations"))
+        XCTAssertEqual(try fixture.call("GET", "/2.0/collaborations/\(collaborationID)", token: other.token).status, 200,
+                       "a collaborator sees their own collaboration")
         let again = try fixture.call("POST", "/2.0/collaborations", json: [
             "item": ["type": "folder", "id": docsID], "accessible_by": ["type": "user", "id": other.id], "role": "editor",
         ])
@@ -43,6 +50,10 @@ final class CollaborationTests: XCTestCase {
         let refused = try fixture.call("POST", "/2.0/folders", json: ["name": "new", "parent": ["id": docsID]],
                                        token: other.token)
         XCTAssertEqual(refused.status, 403, refused.text)
+        try assertValid("post_folders", refused)
+        let stranger = try fixture.otherUser(name: "Stranger")
+        XCTAssertEqual(try fixture.call("GET", "/2.0/collaborations/\(collaborationID)", token: stranger.token).status, 404)
+        XCTAssertEqual(try fixture.call("DELETE", "/2.0/collaborations/\(collaborationID)", token: stranger.token).status, 404)
         XCTAssertEqual(try fixture.call("PUT", "/2.0/files/\(aID)", json: ["name": "b.txt"], token: other.token).status, 403)
         XCTAssertEqual(try fixture.call("GET", "/2.0/folders/\(try fixture.id(of: "many"))", token: other.token).status, 404,
                        "nothing else of the owner's")

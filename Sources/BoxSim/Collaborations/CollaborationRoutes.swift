@@ -39,17 +39,17 @@ struct CollaborationRoutes: Sendable {
             return Response(status: .noContent)
         }
         for kind in ["folders", "files"] {
-            group.get("\(kind)/:id/collaborations") { _, context in
+            group.get("\(kind)/:id/collaborations") { request, context in
                 let lookup = ItemLookup(store: store)
                 let item = kind == "folders"
                     ? try await lookup.folder(context.parameters.get("id"), context: context, scopes: ItemScopes.read)
                     : try await lookup.file(context.parameters.get("id"), context: context, scopes: ItemScopes.read)
+                let (_, limit) = try VersionRoutes.paging(request, defaultLimit: 100, maxLimit: 1000)
+                let all = try await store.collaborations(itemID: item.id!)
                 var entries: [JSONValue] = []
-                for collaboration in try await store.collaborations(itemID: item.id!) {
-                    entries.append(try await render(collaboration))
-                }
-                return jsonResponse(.object([("total_count", .int(entries.count)), ("entries", .array(entries)),
-                                             ("limit", .int(max(entries.count, 100)))]))
+                for collaboration in all.prefix(limit) { entries.append(try await render(collaboration)) }
+                return jsonResponse(.object([("total_count", .int(all.count)), ("entries", .array(entries)),
+                                             ("limit", .int(limit))]))
             }
         }
     }
