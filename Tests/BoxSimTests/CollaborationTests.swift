@@ -112,5 +112,10 @@ final class CollaborationTests: XCTestCase {
             ($0["source"] as? [String: Any])?["id"] as? String == byOther
         }
         XCTAssertEqual(uploads.count, 1, "one admin event per change, not one per stream")
+
+        // A file moved out of the shared folder leaves the collaborator's view: they hear of it.
+        let beforeMove = try fixture.streamPosition(token: other.token)
+        XCTAssertEqual(try fixture.call("PUT", "/2.0/files/\(byOwner)", json: ["parent": ["id": "0"]]).status, 200)
+        XCTAssertEqual(try fixture.changes(after: beforeMove, token: other.token).map(\.type), ["ITEM_MOVE"])
     }
 }

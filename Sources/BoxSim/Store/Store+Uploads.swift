@@ -88,9 +88,9 @@ extension Store {
 
     /// Appends an event made by `userID` (inside the write that caused it) to the stream of every user who sees
     /// the item: the actor, the owner and the collaborators on it or a folder above it (one row each, one
-    /// `event_id`). Downloads and previews go to the actor's stream only.
-    static func recordEvent(_ db: Database, type: String, itemID: Int64?, userID: Int64) throws {
-        var users = [userID]
+    /// `event_id`), and to `alsoTo` (who saw it before a move). Downloads and previews go to the actor's stream only.
+    static func recordEvent(_ db: Database, type: String, itemID: Int64?, userID: Int64, alsoTo: [Int64] = []) throws {
+        var users = [userID] + alsoTo
         if let itemID, !["ITEM_DOWNLOAD", "ITEM_PREVIEW"].contains(type) {
             users += try Int64.fetchAll(db, sql: "SELECT owner_id FROM item WHERE id = ?", arguments: [itemID])
             if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM collaboration)") == true {

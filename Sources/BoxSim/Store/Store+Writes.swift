@@ -68,8 +68,10 @@ extension Store {
             item.modifiedAt = Timestamp.now()
             item.modifiedBy = userID
             let moved = targetParent != previousParent
+            // Collaborators who saw the item where it was hear of its move out of their view too.
+            let sawIt = try moved ? Self.collaboratorIDs(db, itemID: id) : []
             try item.update(db)
-            if moved { try Self.recordEvent(db, type: "ITEM_MOVE", itemID: id, userID: userID) }
+            if moved { try Self.recordEvent(db, type: "ITEM_MOVE", itemID: id, userID: userID, alsoTo: sawIt) }
             if newName != previousName { try Self.recordEvent(db, type: "ITEM_RENAME", itemID: id, userID: userID) }
             return item
         }
