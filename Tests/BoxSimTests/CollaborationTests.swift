@@ -55,6 +55,15 @@ final class CollaborationTests: XCTestCase {
         XCTAssertEqual(try fixture.call("GET", "/2.0/collaborations/\(collaborationID)", token: stranger.token).status, 404)
         XCTAssertEqual(try fixture.call("DELETE", "/2.0/collaborations/\(collaborationID)", token: stranger.token).status, 404)
         XCTAssertEqual(try fixture.call("PUT", "/2.0/files/\(aID)", json: ["name": "b.txt"], token: other.token).status, 403)
+        let selfPromoted = try fixture.call("PUT", "/2.0/collaborations/\(collaborationID)", json: ["role": "co-owner"],
+                                            token: other.token)
+        XCTAssertEqual(selfPromoted.status, 403, "a collaborator does not change their own role")
+        let promoted = try fixture.call("PUT", "/2.0/collaborations/\(collaborationID)", json: ["role": "editor"])
+        XCTAssertEqual(promoted.status, 200, promoted.text)
+        try assertValid("put_collaborations_id", promoted)
+        XCTAssertEqual(try promoted.json()["role"] as? String, "editor")
+        XCTAssertEqual(try fixture.call("PUT", "/2.0/files/\(aID)", json: ["name": "b.txt"], token: other.token).status, 200,
+                       "as an editor now")
         XCTAssertEqual(try fixture.call("GET", "/2.0/folders/\(try fixture.id(of: "many"))", token: other.token).status, 404,
                        "nothing else of the owner's")
         XCTAssertEqual(try fixture.call("GET", "/2.0/search?query=needle", token: other.token).json()["total_count"] as? Int,

@@ -2,9 +2,9 @@ import Hummingbird
 
 /// Collaborations enough to share a folder or file between users: `POST /2.0/collaborations` (`item`,
 /// `accessible_by` user `id` or `login`, `role`), `GET /2.0/collaborations/{id}`, `GET /2.0/folders/{id}/collaborations`
-/// and `GET /2.0/files/{id}/collaborations`, `DELETE /2.0/collaborations/{id}`. Collaborations are accepted at once
-/// (no invitations); only users of boxsim can be invited. The owner and editors/co-owners manage them; a
-/// collaborator may also end their own.
+/// and `GET /2.0/files/{id}/collaborations`, `PUT /2.0/collaborations/{id}` (`role`), `DELETE /2.0/collaborations/{id}`.
+/// Collaborations are accepted at once (no invitations); only users of boxsim can be invited. The owner and
+/// editors/co-owners manage them; a collaborator may also end their own.
 struct CollaborationRoutes: Sendable {
     let store: Store
 
@@ -29,12 +29,23 @@ struct CollaborationRoutes: Sendable {
             }
         }
         group.get("collaborations/:id") { _, context in
-            let collaboration = try await existing(context.parameters.get("id"), context: context, managing: false)
+            let collaboration = try await existing(context.parameters.get("id"), context: context, use: .see)
             return jsonResponse(try await render(collaboration))
+        }
+        group.put("collaborations/:id") { request, context in
+            let user = try context.requireUser()
+            let collaboration = try await existing(context.parameters.get("id"), context: context, use: .change)
+            let body = try await JSONBody.read(request)
+            guard let role = body["role"] as? String, CollaborationRoles.all.contains(role) else {
+                throw BoxError.invalidParameter("role", "Invalid value '\(body["role"] ?? "")'.")
+            }
+            guard let changed = try await store.changeCollaborationRole(id: collaboration.id!, role: role, by: user.id!)
+            else { throw BoxError.notFound() }
+            return jsonResponse(try await render(changed))
         }
         group.delete("collaborations/:id") { _, context in
             let user = try context.requireUser()
-            let collaboration = try await existing(context.parameters.get("id"), context: context, managing: true)
+            let collaboration = try await existing(context.parameters.get("id"), context: context, use: .end)
             try await store.removeCollaboration(id: collaboration.id!, by: user.id!)
             return Response(status: .noContent)
         }
@@ -84,21 +95,27 @@ struct CollaborationRoutes: Sendable {
         return user
     }
 
-    /// A collaboration the user may see: on an item they own or collaborate on (`managing`: they own or edit
-    /// it, or it is their own collaboration).
-    private func existing(_ idText: String?, context: BoxContext, managing: Bool) async throws -> CollaborationRecord {
+    /// What a caller wants of a collaboration: see it, end it, or change its role.
+    private enum Use { case see, end, change }
+
+    /// A collaboration on an item the user owns or collaborates on. Anyone with access sees it; the owner and
+    /// editors/co-owners end or change it; its collaborator may end it (leave) but not change their own role.
+    private func existing(_ idText: String?, context: BoxContext, use: Use) async throws -> CollaborationRecord {
         let user = try context.requireUser()
         guard let collaboration = try await store.collaboration(id: try ItemLookup.parseID(idText)),
               let item = try await store.item(id: collaboration.itemID)
         else { throw BoxError.notFound() }
-        if item.ownerID == user.id || collaboration.userID == user.id { return collaboration }
+        if item.ownerID == user.id { return collaboration }
+        let forbidden = BoxError(status: .forbidden, code: "access_denied_insufficient_permissions",
+                                 message: "Access denied - insufficient permission")
+        if collaboration.userID == user.id {
+            guard use != .change else { throw forbidden }
+            return collaboration
+        }
         guard let role = try await store.collaborationRole(userID: user.id!, itemID: item.id!) else {
             throw BoxError.notFound()
         }
-        if managing && !CollaborationRoles.editors.contains(role) {
-            throw BoxError(status: .forbidden, code: "access_denied_insufficient_permissions",
-                           message: "Access denied - insufficient permission")
-        }
+        if use != .see && !CollaborationRoles.editors.contains(role) { throw forbidden }
         return collaboration
     }
 

@@ -77,6 +77,18 @@ extension Store {
         }
     }
 
+    /// Gives a collaborator another role; records COLLAB_ROLE_CHANGE.
+    func changeCollaborationRole(id: Int64, role: String, by userID: Int64) async throws -> CollaborationRecord? {
+        try await database.write { db in
+            guard var collaboration = try CollaborationRecord.fetchOne(db, key: id) else { return nil }
+            collaboration.role = role
+            collaboration.modifiedAt = Timestamp.now()
+            try collaboration.update(db)
+            try Self.recordEvent(db, type: "COLLAB_ROLE_CHANGE", itemID: collaboration.itemID, userID: userID)
+            return collaboration
+        }
+    }
+
     /// Ends a collaboration; COLLAB_REMOVE_COLLABORATOR goes to everyone who could see the item, the removed
     /// user included.
     func removeCollaboration(id: Int64, by userID: Int64) async throws {
