@@ -78,6 +78,15 @@ final class SearchTests: XCTestCase {
         let byDate = try names(fixture, "query=content&sort=modified_at&direction=ASC&limit=200")
         XCTAssertEqual(byDate.count, 12)
 
+        XCTAssertEqual(try names(fixture, "query=big%20content&size_range=6000000,"), ["big.bin"], "files of 6 MB or more")
+        XCTAssertEqual(try names(fixture, "query=big%20content&size_range=,100").count, 12, "files up to 100 bytes")
+        XCTAssertEqual(try names(fixture, "query=content&created_at_range=2999-01-01T00:00:00Z,"), [], "created later")
+        XCTAssertEqual(try names(fixture, "query=content&updated_at_range=,2999-01-01T00:00:00Z").count, 12)
+        XCTAssertEqual(try fixture.get("/2.0/search?query=content&size_range=a,b").status, 400)
+        let adminID = try XCTUnwrap(try fixture.getJSON("/2.0/users/me")["id"] as? String)
+        XCTAssertEqual(try names(fixture, "query=content&owner_user_ids=\(adminID)").count, 12)
+        XCTAssertEqual(try names(fixture, "query=content&owner_user_ids=1"), [])
+
         let helloID = try fixture.id(of: "hello.txt")
         XCTAssertEqual(try fixture.call("DELETE", "/2.0/files/\(helloID)").status, 204)
         XCTAssertEqual(try names(fixture, "query=hello"), [], "the trash is left out by default")

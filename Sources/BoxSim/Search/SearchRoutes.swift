@@ -3,7 +3,8 @@ import Hummingbird
 
 /// `GET /2.0/search`: `query` (see `SearchQuery`) over names, descriptions and the text of files, within the
 /// folders the user can see (or `ancestor_folder_ids`, each checked: 404 otherwise), with `type`,
-/// `file_extensions`, `content_types`, `trash_content`, `sort` (`relevance`, `modified_at`) and `direction`;
+/// `file_extensions`, `content_types`, `trash_content`, `size_range`, `created_at_range`, `updated_at_range`,
+/// `owner_user_ids`, `sort` (`relevance`, `modified_at`) and `direction`;
 /// offset paging (`limit` default 30, at most 200; offsets past 10,000 refused) and `fields`. The answer is
 /// Box's `{total_count, entries, limit, offset, type: "search_results_items"}`.
 struct SearchRoutes: Sendable {
@@ -51,6 +52,15 @@ struct SearchRoutes: Sendable {
         }
         var filter = SearchFilter(query: parsed, contentTypes: contentTypes ?? SearchFilter.allContentTypes, type: type,
                                   fileExtensions: extensions, folderIDs: folders, userID: user.id!)
+        filter.sizeRange = try Self.range(query.get("size_range"), "size_range") { Int64($0) }
+        filter.createdRange = try Self.range(query.get("created_at_range"), "created_at_range", Timestamp.parse)
+        filter.updatedRange = try Self.range(query.get("updated_at_range"), "updated_at_range", Timestamp.parse)
+        if let owners = try Self.list(query.get("owner_user_ids"), "owner_user_ids", allowed: nil) {
+            filter.ownerIDs = Set(try owners.map { text in
+                guard let id = Int64(text) else { throw BoxError.invalidParameter("owner_user_ids", "Invalid value '\(text)'.") }
+                return id
+            })
+        }
         if let trash = query.get("trash_content"), !trash.isEmpty {
             guard let value = SearchFilter.Trash(rawValue: trash) else {
                 throw BoxError.invalidParameter("trash_content", "Invalid value '\(trash)'.")
@@ -74,6 +84,21 @@ struct SearchRoutes: Sendable {
         if let limit = token?.restrictedItemID { return [limit] }
         let shared = try await store.collaboratedFolderIDs(userID: user.id!)
         return [user.rootFolderID].compactMap { $0 } + shared
+    }
+
+    /// A `lower,upper` range parameter (either side may be empty: open); nil when absent, 400 when malformed.
+    private static func range(_ text: String?, _ name: String, _ parse: (String) -> Int64?) throws -> (Int64?, Int64?)? {
+        guard let text, !text.isEmpty else { return nil }
+        let sides = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        guard sides.count <= 2 else { throw BoxError.invalidParameter(name, "Invalid value '\(text)'.") }
+        let bounds = try sides.map { side -> Int64? in
+            guard !side.isEmpty else { return nil }
+            guard let value = parse(side) else { throw BoxError.invalidParameter(name, "Invalid value '\(text)'.") }
+            return value
+        }
+        return (bounds[0], bounds.count > 1 ? bounds[1] : nil)
     }
 
     /// A comma-separated list parameter (nil when absent); values outside `allowed` are 400.

@@ -18,6 +18,12 @@ struct SearchFilter: Sendable {
     var trash: Trash = .nonTrashedOnly
     /// Whose trash `trashed_only`/`all_items` look in.
     var userID: Int64
+    /// `size_range` (files only: a folder's size is not computed here), `created_at_range`, `updated_at_range`:
+    /// inclusive bounds, nil where open.
+    var sizeRange: (Int64?, Int64?)?
+    var createdRange: (Int64?, Int64?)?
+    var updatedRange: (Int64?, Int64?)?
+    var ownerIDs: Set<Int64>?
     /// nil: by relevance (name matches before description matches before content matches, then newest first).
     var modifiedAtDescending: Bool?
 
@@ -66,11 +72,19 @@ extension Store {
     private static func passes(_ item: ItemRecord, _ filter: SearchFilter) -> Bool {
         if item.isRoot { return false }
         if let type = filter.type, item.type != type { return false }
+        if let owners = filter.ownerIDs, !owners.contains(item.ownerID) { return false }
+        if let range = filter.sizeRange, item.isFolder || !within(item.size, range) { return false }
+        if let range = filter.createdRange, !within(item.createdAt, range) { return false }
+        if let range = filter.updatedRange, !within(item.modifiedAt, range) { return false }
         if let extensions = filter.fileExtensions {
             guard !item.isFolder, let dot = item.name.lastIndex(of: "."),
                   extensions.contains(item.name[item.name.index(after: dot)...].lowercased()) else { return false }
         }
         return true
+    }
+
+    private static func within(_ value: Int64, _ range: (Int64?, Int64?)) -> Bool {
+        value >= (range.0 ?? .min) && value <= (range.1 ?? .max)
     }
 
     /// 3 when the name alone matches, 2 the description, 1 the content or the fields together; nil: no match.
