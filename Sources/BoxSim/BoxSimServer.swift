@@ -25,6 +25,9 @@ public struct BoxSimConfiguration: Sendable {
     public var uploadSessionLifetime: Int64 = 7 * 24 * 3600
     /// API calls allowed per user per minute; nil: unlimited.
     public var rateLimitPerMinute: Int?
+    /// Base URLs of the Box hosts in the absolute URLs boxsim hands out (`--public-url`); a role not named
+    /// gets the scheme and host the client used (`ForwardedHeaders`).
+    public var publicURLs = PublicURLOverrides()
 
     public init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory
@@ -59,7 +62,7 @@ public enum BoxSimServer {
         let faults = FaultInjector()
         router.add(middleware: RequestLogMiddleware(log: log))
         router.add(middleware: FaultMiddleware(faults: faults))
-        router.add(middleware: RequestBaseMiddleware())
+        router.add(middleware: RequestBaseMiddleware(overrides: configuration.publicURLs))
         let channels = LongPollChannels()
         let limiter = RateLimiter(settings: settings)
         for prefix in ["2.0", "api/2.0"] {
@@ -73,8 +76,13 @@ public enum BoxSimServer {
             SharedItemRoutes(store: store).register(on: api)
             EventRoutes(store: store, settings: settings, channels: channels).register(api: api)
             UploadSessionRoutes(store: store, settings: settings).register(on: api)
+            VersionRoutes(store: store).register(on: api)
+            TrashRoutes(store: store).register(on: api)
+            SearchRoutes(store: store).register(on: api)
+            CollaborationRoutes(store: store).register(on: api)
         }
         DownloadRoutes(store: store, signer: signer).register(on: router)
+        SharedStaticRoutes(store: store, signer: signer).register(on: router)
         EventRoutes(store: store, settings: settings, channels: channels).register(root: router)
         TokenRoutes(store: store, settings: settings).register(on: router)
         AuthorizeRoutes(store: store, settings: settings).register(on: router)

@@ -30,9 +30,21 @@ struct Serve: AsyncParsableCommand {
     var uploadSessionLifetime: Int64 = 7 * 24 * 3600
     @Option(name: .customLong("rate-limit"), help: "API calls allowed per user per minute (default: unlimited).")
     var rateLimit: Int?
+    @Option(name: .customLong("public-url"),
+            help: "Base URL of a Box host in the URLs boxsim hands out: ROLE=URL (role api, upload, dl or app), or URL for all; repeatable. Default: the scheme and host the client used (X-Forwarded-Proto/-Host, Forwarded, Host).")
+    var publicURL: [String] = []
+
+    private func publicURLOverrides() throws -> PublicURLOverrides {
+        var overrides = PublicURLOverrides()
+        for option in publicURL {
+            do { try overrides.add(option) } catch { throw ValidationError(error.description) }
+        }
+        return overrides
+    }
 
     func validate() throws {
         guard developerTokenLifetime >= 0 else { throw ValidationError("--developer-token-lifetime must be ≥ 0") }
+        _ = try publicURLOverrides()
     }
 
     func run() async throws {
@@ -49,6 +61,7 @@ struct Serve: AsyncParsableCommand {
         configuration.exitWithParent = exitWithParent
         configuration.uploadSessionLifetime = uploadSessionLifetime
         configuration.rateLimitPerMinute = rateLimit
+        configuration.publicURLs = try publicURLOverrides()
         try await BoxSimServer.run(configuration)
     }
 }

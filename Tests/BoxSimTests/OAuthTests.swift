@@ -73,6 +73,39 @@ final class OAuthTests: XCTestCase {
         XCTAssertEqual(try replay.json()["error"] as? String, "invalid_grant")
     }
 
+    /// app.box.com's token path (`/api/oauth2/token`, rclone's default for code exchange and refresh) is the
+    /// same endpoint as api.box.com's `/oauth2/token`: grants, single-use refresh tokens, errors.
+    func testTheAppHostTokenPathIsTheSameEndpoint() async throws {
+        let fixture = try await SimFixture.start(extraArgs: ["--auto-approve"])
+        defer { fixture.stop() }
+        let app = try fixture.createApp(redirectURI: "http://127.0.0.1:9/callback")
+        let authorize = try Curl.run(fixture.sim.baseURL + "/api/oauth2/authorize?response_type=code&client_id="
+                                     + app["client_id"]! + "&state=s")
+        let location = try XCTUnwrap(URLComponents(string: authorize.headers["location"] ?? ""))
+        let code = try XCTUnwrap(location.queryItems?.first { $0.name == "code" }?.value)
+        let client = ["client_id": app["client_id"]!, "client_secret": app["client_secret"]!]
+        let granted = try fixture.postForm("/api/oauth2/token", client.merging(["grant_type": "authorization_code",
+                                                                                "code": code]) { $1 })
+        XCTAssertEqual(granted.status, 200, granted.text)
+        let refresh = try XCTUnwrap(try granted.json()["refresh_token"] as? String)
+        XCTAssertEqual(try Curl.run(fixture.sim.baseURL + "/2.0/users/me",
+                                    token: try XCTUnwrap(try granted.json()["access_token"] as? String)).status, 200)
+        let refreshed = try fixture.postForm("/api/oauth2/token", client.merging(["grant_type": "refresh_token",
+                                                                                  "refresh_token": refresh]) { $1 })
+        XCTAssertEqual(refreshed.status, 200, refreshed.text)
+        XCTAssertNotNil(try refreshed.json()["access_token"] as? String)
+        // The refresh token was used up on one path: the other path refuses it too.
+        let replay = try fixture.postForm("/oauth2/token", client.merging(["grant_type": "refresh_token",
+                                                                           "refresh_token": refresh]) { $1 })
+        XCTAssertEqual(replay.status, 400)
+        XCTAssertEqual(try replay.json()["error"] as? String, "invalid_grant")
+        let badClient = try fixture.postForm("/api/oauth2/token", ["grant_type": "client_credentials",
+                                                                   "client_id": "nope", "client_secret": "x"])
+        XCTAssertEqual(badClient.status, 400)
+        XCTAssertEqual(try badClient.json()["error"] as? String, "invalid_client")
+        XCTAssertEqual(try fixture.sim.requestLog().filter { $0.path == "/api/oauth2/token" }.map(\.status), [200, 200, 400])
+    }
+
     func testAuthorizePageShowsConsentFormWithoutAutoApprove() async throws {
         let fixture = try await SimFixture.start()
         defer { fixture.stop() }

@@ -68,6 +68,33 @@ final class SharedLinkTests: XCTestCase {
         XCTAssertEqual(try share("folders", "0", [String: Any]()).status, 403, "the root cannot be shared")
     }
 
+    /// A file link's `download_url` serves the file to anyone, without a token, while the link is open, has no
+    /// password and allows downloads; it counts as a download of the link.
+    func testAFileLinksDownloadURLServesTheFileWithoutAToken() throws {
+        let id = try fixture.id(of: "hello.txt")
+        let link = try XCTUnwrap(try share("files", id, ["access": "open"]).json()["shared_link"] as? [String: Any])
+        let downloadURL = try XCTUnwrap(link["download_url"] as? String)
+        XCTAssertTrue(downloadURL.hasPrefix(fixture.sim.baseURL + "/shared/static/") && downloadURL.hasSuffix(".txt"),
+                      downloadURL)
+        let redirect = try Curl.run(downloadURL)
+        XCTAssertEqual(redirect.status, 302, redirect.text)
+        XCTAssertTrue(redirect.headers["location"]?.hasPrefix(fixture.sim.baseURL + "/dl/") ?? false)
+        XCTAssertEqual(try Curl.run(downloadURL, extra: ["-L"]).text, "hello world\n")
+        let counted = try fixture.getJSON("/2.0/files/\(id)?fields=shared_link")["shared_link"] as? [String: Any]
+        XCTAssertEqual(counted?["download_count"] as? Int, 2)
+
+        XCTAssertEqual(try share("files", id, ["access": "open", "password": "Secret123"]).status, 200)
+        XCTAssertEqual(try Curl.run(downloadURL).status, 403, "a password needs Box's web page")
+        XCTAssertEqual(try share("files", id, ["access": "company"]).status, 200)
+        XCTAssertEqual(try Curl.run(downloadURL).status, 403, "company links need a login")
+        XCTAssertEqual(try share("files", id, ["access": "open", "permissions": ["can_download": false]]).status, 200)
+        XCTAssertEqual(try Curl.run(downloadURL).status, 403)
+        XCTAssertEqual(try share("files", id, NSNull()).status, 200)
+        let gone = try Curl.run(downloadURL)
+        XCTAssertEqual(gone.status, 404)
+        XCTAssertEqual(try gone.json()["code"] as? String, "not_found")
+    }
+
     func testAnotherUsersSharedFolderCanBeReadThroughTheBoxApiHeaderOnly() throws {
         let files = ["a.txt": Data("alpha\n".utf8), "sub/b.txt": Data("beta\n".utf8)]
         let share = try OtherUserShare.make(fixture.sim, files: files)

@@ -65,10 +65,10 @@ enum FixtureError: Error { case missing(String) }
 
 extension SimFixture {
     /// POST a JSON body to the control API (or elsewhere) and return the JSON answer.
-    func postJSON(_ path: String, _ body: [String: Any], token: String? = nil, method: String = "POST") throws
-        -> CurlResult {
+    func postJSON(_ path: String, _ body: [String: Any], token: String? = nil, method: String = "POST",
+                  headers: [String: String] = [:]) throws -> CurlResult {
         let data = try JSONSerialization.data(withJSONObject: body)
-        return try Curl.run(sim.baseURL + path, token: token, headers: ["Content-Type": "application/json"],
+        return try Curl.run(sim.baseURL + path, token: token, headers: headers.merging(["Content-Type": "application/json"]) { $1 },
                             method: method, extra: ["--data-binary", String(decoding: data, as: UTF8.self)])
     }
 

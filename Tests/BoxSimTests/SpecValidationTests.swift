@@ -11,20 +11,6 @@ final class SpecValidationTests: XCTestCase {
     static let checker = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/check-box-response").path
 
-    /// Fails the test with the validator's findings unless `result` validates as `operation`'s answer.
-    func assertValid(_ operation: String, _ result: CurlResult, file: StaticString = #filePath, line: UInt = #line) throws {
-        let body = FileManager.default.temporaryDirectory.appendingPathComponent("body-\(UUID().uuidString).json")
-        try result.body.write(to: body)
-        defer { try? FileManager.default.removeItem(at: body) }
-        do {
-            _ = try Curl.runProcess("/usr/bin/env", ["python3", Self.checker, Self.specPath, operation, String(result.status),
-                                                         body.path])
-        } catch CurlError.failed(let status, let stderr) {
-            XCTFail("\(operation) \(result.status) does not validate (checker exit \(status)):\n\(stderr)\n\(result.text.prefix(500))",
-                    file: file, line: line)
-        }
-    }
-
     /// A seeded boxsim and the ids the checks use. The spec sits beside every checkout, so its absence
     /// is a failure, not a skip.
     func startFixture() async throws -> (fixture: SimFixture, token: String, helloID: String, docsID: String) {
@@ -122,5 +108,21 @@ final class SpecValidationTests: XCTestCase {
         try assertValid("post_files_upload_sessions_id_commit",
                         try fixture.commit(URL(string: endpoints["commit"]!)!.path, body: ["parts": parts],
                                            digest: try UploadDigest.base64SHA1(of: local)))
+    }
+}
+
+extension XCTestCase {
+    /// Fails the test with the validator's findings unless `result` validates as `operation`'s answer.
+    func assertValid(_ operation: String, _ result: CurlResult, file: StaticString = #filePath, line: UInt = #line) throws {
+        let body = FileManager.default.temporaryDirectory.appendingPathComponent("body-\(UUID().uuidString).json")
+        try result.body.write(to: body)
+        defer { try? FileManager.default.removeItem(at: body) }
+        do {
+            _ = try Curl.runProcess("/usr/bin/env", ["python3", SpecValidationTests.checker, SpecValidationTests.specPath, operation, String(result.status),
+                                                         body.path])
+        } catch CurlError.failed(let status, let stderr) {
+            XCTFail("\(operation) \(result.status) does not validate (checker exit \(status)):\n\(stderr)\n\(result.text.prefix(500))",
+                    file: file, line: line)
+        }
     }
 }

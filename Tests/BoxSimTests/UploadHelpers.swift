@@ -53,14 +53,14 @@ extension SimFixture {
     /// A multipart upload with curl: `attributes` (JSON) then the file part, unless `attributesLast`.
     func upload(path: String = "/api/2.0/files/content", attributes: [String: Any], file: URL,
                 headers: [String: String] = [:], chunked: Bool = false, partName: String = "file",
-                filename: String = "", attributesLast: Bool = false) throws -> CurlResult {
+                filename: String = "", attributesLast: Bool = false, token: String? = nil) throws -> CurlResult {
         let json = String(decoding: try JSONSerialization.data(withJSONObject: attributes), as: UTF8.self)
         let attributesPart = ["--form-string", "attributes=\(json)"]
         let filePart = ["-F", "\(partName)=@\(file.path);filename=\"\(filename)\""]
         var allHeaders = headers
         allHeaders["Expect"] = ""
         if chunked { allHeaders["Transfer-Encoding"] = "chunked" }
-        return try Curl.run(sim.baseURL + path, token: sim.developerToken, headers: allHeaders, method: "POST",
+        return try Curl.run(sim.baseURL + path, token: token ?? sim.developerToken, headers: allHeaders, method: "POST",
                             extra: attributesLast ? filePart + attributesPart : attributesPart + filePart)
     }
 }

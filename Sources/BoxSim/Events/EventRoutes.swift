@@ -39,7 +39,7 @@ struct EventRoutes: Sendable {
             let timeout = settings.current.longPollTimeout
             return jsonResponse(.object([("chunk_size", .int(1)), ("entries", .array([.object([
                 ("type", .string("realtime_server")),
-                ("url", .string(BaseURL.of(request) + "/subscribe?channel=\(channel)&stream_type=all")),
+                ("url", .string(RequestBase.url(.api) + "/subscribe?channel=\(channel)&stream_type=all")),
                 ("ttl", .string("10")), ("max_retries", .string("10")), ("retry_timeout", .int(Int64(timeout))),
             ])]))]))
         }

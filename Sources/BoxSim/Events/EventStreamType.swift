@@ -26,6 +26,9 @@ enum EventStreamType: String, Sendable {
     /// The names enterprise (admin) streams use for boxsim's user event types.
     static let adminNames = [
         "ITEM_CREATE": "UPLOAD", "ITEM_UPLOAD": "UPLOAD", "ITEM_DOWNLOAD": "DOWNLOAD", "ITEM_RENAME": "RENAME",
-        "ITEM_MOVE": "MOVE", "ITEM_TRASH": "DELETE", "ITEM_COPY": "COPY",
+        "ITEM_MOVE": "MOVE", "ITEM_TRASH": "DELETE", "ITEM_COPY": "COPY", "ITEM_UNDELETE_VIA_TRASH": "UNDELETE",
+        "LOCK_CREATE": "LOCK", "LOCK_DESTROY": "UNLOCK", "ITEM_MAKE_CURRENT_VERSION": "FILE_VERSION_RESTORE",
+        "COLLAB_ADD_COLLABORATOR": "COLLABORATION_INVITE", "COLLAB_REMOVE_COLLABORATOR": "COLLABORATION_REMOVE",
+        "COLLAB_ROLE_CHANGE": "COLLABORATION_ROLE_CHANGE",
     ]
 }

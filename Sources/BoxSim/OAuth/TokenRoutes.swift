@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 
-/// `POST /oauth2/token` (every grant Box supports) and `POST /oauth2/revoke`.
+/// `POST /oauth2/token` and `POST /api/oauth2/token` (every grant Box supports) and `POST /oauth2/revoke`.
 struct TokenRoutes: Sendable {
     let store: Store
     let settings: ServerSettings
@@ -11,13 +11,16 @@ struct TokenRoutes: Sendable {
     static let accessTokenType = "urn:ietf:params:oauth:token-type:access_token"
 
     func register(on router: Router<BoxContext>) {
-        router.post("oauth2/token") { request, context in
-            do {
-                let form = try await FormBody.read(request)
-                context.state.update { $0.grantType = form["grant_type"] }
-                return try await token(form: form, request: request, context: context)
-            } catch let error as OAuthError {
-                return error.response
+        // api.box.com's path and app.box.com's (`/api/oauth2/token`, which rclone uses): the same endpoint.
+        for path in ["oauth2/token", "api/oauth2/token"] {
+            router.post(RouterPath(path)) { request, context in
+                do {
+                    let form = try await FormBody.read(request)
+                    context.state.update { $0.grantType = form["grant_type"] }
+                    return try await token(form: form, request: request, context: context)
+                } catch let error as OAuthError {
+                    return error.response
+                }
             }
         }
         router.post("oauth2/revoke") { request, _ in
@@ -60,7 +63,8 @@ struct TokenRoutes: Sendable {
         case Self.jwtGrant:
             let app = try await authenticateClient(form: form, request: request)
             guard let assertion = form["assertion"] else { throw OAuthError.invalidRequest("Missing assertion") }
-            let audiences = [JWTAssertion.boxAudience, BaseURL.of(request) + "/oauth2/token"]
+            let audiences = [JWTAssertion.boxAudience, RequestBase.url(.api) + "/oauth2/token",
+                             RequestBase.urls.requestBase + "/oauth2/token"]
             let jwt = try JWTAssertion.verify(assertion, app: app, acceptedAudiences: audiences, now: Timestamp.now())
             guard try await store.useJWTID(jwt.jti, expiresAt: jwt.expiresAt) else {
                 throw OAuthError.grant("Please check the 'jti' claim. A unique 'jti' value is required.")

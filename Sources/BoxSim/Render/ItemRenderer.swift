@@ -3,6 +3,10 @@ struct ItemRenderer: Sendable {
     let store: Store
     let viewer: UserRecord
 
+    /// The Trash as a path entry (Box's pseudo-folder "1").
+    static let trash: JSONValue = .object([("type", .string("folder")), ("id", .string("1")), ("sequence_id", .null),
+                                           ("etag", .null), ("name", .string("Trash"))])
+
     func idString(_ item: ItemRecord) -> String { item.isRoot ? "0" : String(item.id!) }
 
     /// File--Mini / Folder--Mini (used in listings, path collections, parents).
@@ -36,6 +40,8 @@ struct ItemRenderer: Sendable {
         case "size":
             return .int(item.isFolder ? try await store.folderSize(id: item.id!) : item.size)
         case "path_collection":
+            // A trashed item's path is the Trash, as Box shows it.
+            if item.itemStatus == "trashed" { return .object([("total_count", .int(1)), ("entries", .array([Self.trash]))]) }
             let chain = try await store.ancestors(of: item)
             return .object([("total_count", .int(chain.count)), ("entries", .array(chain.map(mini)))])
         case "parent":
@@ -46,7 +52,7 @@ struct ItemRenderer: Sendable {
         case "owned_by": return try await userMini(item.ownerID)
         case "shared_link":
             guard !item.isRoot, let link = try await store.sharedLink(itemID: item.id!) else { return .null }
-            return SharedLinkRenderer.json(link, item: item, base: RequestBase.url)
+            return SharedLinkRenderer.json(link, item: item, base: RequestBase.url(.app))
         case "is_accessible_via_shared_link":
             guard !item.isRoot else { return .bool(false) }
             return .bool(try await store.sharedLink(itemID: item.id!) != nil)
@@ -58,12 +64,23 @@ struct ItemRenderer: Sendable {
                 ("total_count", .int(page.total)), ("entries", .array(page.items.map(mini))),
                 ("offset", .int(0)), ("limit", .int(100)),
             ])
+        case "lock":
+            return try await FileLocks.json(item, store: store)
+        case "permissions":
+            if item.ownerID == viewer.id { return ItemPermissions.json(isFolder: item.isFolder) }
+            if !item.isRoot, let role = try await store.collaborationRole(userID: viewer.id!, itemID: item.id!) {
+                return CollaborationRoles.permissions(role, isFolder: item.isFolder)
+            }
+            return ItemPermissions.sharedViewer(isFolder: item.isFolder)
+        case "version_number":
+            guard !item.isFolder, let versionID = item.versionID else { return nil }
+            return .string(String(try await store.versionNumber(versionID, fileID: item.id!)))
         case "file_count":
             guard item.isFolder else { return nil }
             return .int(try await store.fileCount(inFolder: item.id!))
         case "authenticated_download_url":
             guard !item.isFolder else { return nil }
-            return .string(RequestBase.url + "/2.0/files/\(item.id!)/content")
+            return .string(RequestBase.url(.api) + "/2.0/files/\(item.id!)/content")
         default:
             return nil
         }
@@ -92,7 +109,7 @@ struct ItemRenderer: Sendable {
         case "content_modified_at": return root ? .null : Timestamp.json(item.contentModifiedAt)
         case "trashed_at": return Timestamp.json(item.trashedAt)
         case "purged_at": return .null
-        case "folder_upload_email", "lock", "expires_at", "classification": return .null
+        case "folder_upload_email", "expires_at", "classification": return .null
         case "disposition_at": return item.isFolder ? nil : .null
         case "allowed_shared_link_permissions":
             return .array(["can_download", "can_preview"].map { .string($0) } + (item.isFolder ? [] : [.string("can_edit")]))
@@ -107,7 +124,6 @@ struct ItemRenderer: Sendable {
             guard !item.isFolder else { return nil }
             let parts = item.name.split(separator: ".", omittingEmptySubsequences: false)
             return .string(parts.count > 1 ? String(parts.last!) : "")
-        case "version_number": return item.isFolder ? nil : .string("1")
         case "comment_count": return item.isFolder ? nil : .int(0)
         case "tags": return .array([])
         case "is_package": return item.isFolder ? nil : .bool(false)
@@ -122,9 +138,6 @@ struct ItemRenderer: Sendable {
         case "allowed_shared_link_access_levels":
             return .array(["open", "company", "collaborators"].map { .string($0) })
         case "uploader_display_name": return item.isFolder ? nil : .string(viewer.name)
-        case "permissions":
-            return item.ownerID == viewer.id ? ItemPermissions.json(isFolder: item.isFolder)
-                : ItemPermissions.sharedViewer(isFolder: item.isFolder)
         default: return nil
         }
     }
@@ -138,7 +151,7 @@ struct ItemRenderer: Sendable {
     }
 }
 
-/// The owner's permissions on an item (boxsim has no collaborations yet, so every viewer is the owner).
+/// The owner's permissions on an item (collaborators: `CollaborationRoles.permissions`).
 enum ItemPermissions {
     static func json(isFolder: Bool) -> JSONValue {
         var names = ["can_download", "can_upload", "can_rename", "can_delete", "can_share", "can_invite_collaborator",

@@ -29,16 +29,8 @@ struct FileRoutes: Sendable {
             // Box puts downloads in the downloader's `all` event stream (not in `changes`).
             if let user = context.user { try await store.recordEvent(type: "ITEM_DOWNLOAD", itemID: file.id!, userID: user.id!) }
             var headers = HTTPFields()
-            headers[.location] = BaseURL.of(request) + "/dl/" + token
+            headers[.location] = RequestBase.url(.dl) + "/dl/" + token
             return Response(status: .found, headers: headers)
         }
-    }
-}
-
-/// The base URL a client used to reach boxsim (from the Host header), for absolute URLs in responses.
-enum BaseURL {
-    static func of(_ request: Request) -> String {
-        let host = request.head.authority ?? "127.0.0.1"
-        return "http://" + host
     }
 }

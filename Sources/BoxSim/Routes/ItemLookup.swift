@@ -22,7 +22,7 @@ struct ItemLookup: Sendable {
         if let shared = try await sharedItem(idText, isFolder: true, context: context, sharedLink: sharedLink) {
             item = shared
         } else {
-            item = try await folder(idText, for: context.requireUser())
+            item = try await folder(idText, for: context.requireUser(), access: ItemAccess(scopes: scopes))
         }
         try await checkToken(context.token, item: item, scopes: scopes)
         return item
@@ -34,9 +34,10 @@ struct ItemLookup: Sendable {
         if let shared = try await sharedItem(idText, isFolder: false, context: context, sharedLink: sharedLink) {
             item = shared
         } else {
-            item = try await file(idText, for: context.requireUser())
+            item = try await file(idText, for: context.requireUser(), access: ItemAccess(scopes: scopes))
         }
         try await checkToken(context.token, item: item, scopes: scopes)
+        try await FileLocks.check(item, user: context.user, scopes: scopes, store: store)
         return item
     }
 
@@ -60,25 +61,34 @@ struct ItemLookup: Sendable {
     }
 
     /// The folder `{id}` ("0" is the user's root), visible to `user`; 404 otherwise.
-    func folder(_ idText: String?, for user: UserRecord) async throws -> ItemRecord {
+    func folder(_ idText: String?, for user: UserRecord, access: ItemAccess = .read) async throws -> ItemRecord {
         let id = try Self.parseID(idText)
         let realID = id == 0 ? user.rootFolderID : id
         guard let realID, let item = try await store.item(id: realID), item.isFolder else {
             throw BoxError.itemNotFound("d_\(id)")
         }
-        return try visible(item, to: user, notFound: .itemNotFound("d_\(id)"))
+        return try await visible(item, to: user, access: access, notFound: .itemNotFound("d_\(id)"))
     }
 
     /// The file `{id}` visible to `user`; 404 otherwise.
-    func file(_ idText: String?, for user: UserRecord) async throws -> ItemRecord {
+    func file(_ idText: String?, for user: UserRecord, access: ItemAccess = .read) async throws -> ItemRecord {
         let id = try Self.parseID(idText)
         guard let item = try await store.item(id: id), !item.isFolder else { throw BoxError.itemNotFound("f_\(id)") }
-        return try visible(item, to: user, notFound: .itemNotFound("f_\(id)"))
+        return try await visible(item, to: user, access: access, notFound: .itemNotFound("f_\(id)"))
     }
 
-    private func visible(_ item: ItemRecord, to user: UserRecord, notFound: BoxError) throws -> ItemRecord {
-        guard item.ownerID == user.id else { throw notFound }
+    /// The owner sees an item; a collaborator on it or a folder above it too, and may do what the role allows
+    /// (else 403 `access_denied_insufficient_permissions`); anyone else gets `notFound`.
+    private func visible(_ item: ItemRecord, to user: UserRecord, access: ItemAccess, notFound: BoxError) async throws
+        -> ItemRecord {
         if item.isRoot && item.id != user.rootFolderID { throw notFound }
+        if item.ownerID != user.id {
+            guard let role = try await store.collaborationRole(userID: user.id!, itemID: item.id!) else { throw notFound }
+            guard CollaborationRoles.allows(role, access, isFolder: item.isFolder) else {
+                throw BoxError(status: .forbidden, code: "access_denied_insufficient_permissions",
+                               message: "Access denied - insufficient permission")
+            }
+        }
         if item.itemStatus == "trashed" { throw BoxError.trashed() }
         guard item.itemStatus == "active" else { throw notFound }
         return item

@@ -16,7 +16,8 @@ struct ItemWriteRoutes: Sendable {
             let parent = try await lookup.folder(parentText, context: context, scopes: ItemScopes.upload)
             let renderer = ItemRenderer(store: store, viewer: user)
             do {
-                let folder = try await store.createFolder(name: name, parentID: parent.id!, ownerID: user.id!)
+                let folder = try await store.createFolder(name: name, parentID: parent.id!, ownerID: parent.ownerID,
+                                                          by: user.id!)
                 let fields = FieldSelection(query: request.uri.queryParameters.get("fields"))
                 return jsonResponse(try await renderer.render(folder, fields: fields), status: .created)
             } catch let failure as WriteFailure {
@@ -38,7 +39,8 @@ struct ItemWriteRoutes: Sendable {
                                                          message: "Access denied - insufficient permission") }
                 try WriteErrors.checkIfMatch(request, item: item)
                 do {
-                    try await store.trash(id: item.id!, recursive: QueryParameters.bool(request, "recursive"))
+                    try await store.trash(id: item.id!, recursive: QueryParameters.bool(request, "recursive"),
+                                          by: context.user?.id)
                 } catch let failure as WriteFailure {
                     throw WriteErrors.map(failure, renderer: ItemRenderer(store: store, viewer: try context.requireUser()),
                                           conflictsAsArray: true)
@@ -64,11 +66,12 @@ struct ItemWriteRoutes: Sendable {
             try await ItemLookup(store: store).checkToken(context.token, item: item, scopes: ItemScopes.share)
             try await SharedLinkUpdate.apply(sharedLink, to: item, store: store)
         }
+        if let lock = body["lock"] { try await FileLocks.apply(lock, to: item, by: user, store: store) }
         let renderer = ItemRenderer(store: store, viewer: user)
         let fields = FieldSelection(query: request.uri.queryParameters.get("fields"))
-        if body["shared_link"] != nil, name == nil, parentID == nil, body["description"] == nil,
+        if body["shared_link"] != nil || body["lock"] != nil, name == nil, parentID == nil, body["description"] == nil,
            let shared = try await store.item(id: item.id!) {
-            return jsonResponse(try await renderer.render(shared, fields: fields))  // only the shared link changed
+            return jsonResponse(try await renderer.render(shared, fields: fields))  // only the shared link or lock changed
         }
         do {
             let updated = try await store.updateItem(id: item.id!, name: name, parentID: parentID,

@@ -56,16 +56,19 @@ struct SharedLinkAccess: Sendable {
         return (link, item)
     }
 
-    /// The link's item if it is active and its access level admits `user` (boxsim has no collaborations,
-    /// so `collaborators` admits only the owner; `company` admits users of the owner's enterprise).
+    /// The link's item if it is active and its access level admits `user` (`collaborators`: the owner and
+    /// collaborators on the item or a folder above it; `company`: users of the owner's enterprise).
     func reachableItem(of link: SharedLinkRecord, user: UserRecord) async throws -> ItemRecord {
         guard let item = try await store.item(id: link.itemID), item.itemStatus == "active",
               let owner = try await store.user(id: item.ownerID)
         else { throw BoxError.notFound() }
-        let admitted = switch link.access {
+        var admitted = switch link.access {
         case "open": true
         case "company": owner.enterpriseID != nil && owner.enterpriseID == user.enterpriseID
         default: owner.id == user.id
+        }
+        if !admitted, link.access == "collaborators" {
+            admitted = try await store.collaborationRole(userID: user.id!, itemID: item.id!) != nil
         }
         guard admitted else {
             throw BoxError(status: .forbidden, code: "access_denied_insufficient_permissions",

@@ -80,12 +80,19 @@ struct FileVersionRecord: Codable, FetchableRecord, MutablePersistableRecord, Se
     var size: Int64
     var createdAt: Int64
     var modifiedBy: Int64
+    /// Deleting a past version moves it to the trash (`DELETE /files/{id}/versions/{version_id}`).
+    var trashedAt: Int64? = nil
+    var trashedBy: Int64? = nil
+    /// Set when a trashed version is restored (`PUT /files/{id}/versions/{version_id}`).
+    var restoredAt: Int64? = nil
+    var restoredBy: Int64? = nil
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
     enum CodingKeys: String, CodingKey {
         case id, sha1, size
         case fileID = "file_id", createdAt = "created_at", modifiedBy = "modified_by"
+        case trashedAt = "trashed_at", trashedBy = "trashed_by", restoredAt = "restored_at", restoredBy = "restored_by"
     }
 }
 

@@ -80,6 +80,47 @@ enum Schema {
                 ALTER TABLE token ADD COLUMN shared_link_token TEXT;
                 """)
         }
+        migrator.registerMigration("v5-file-version-trash") { db in
+            try db.execute(sql: """
+                -- A deleted past version stays listed with trashed_at/by until it is restored.
+                ALTER TABLE file_version ADD COLUMN trashed_at INTEGER;
+                ALTER TABLE file_version ADD COLUMN trashed_by INTEGER;
+                ALTER TABLE file_version ADD COLUMN restored_at INTEGER;
+                ALTER TABLE file_version ADD COLUMN restored_by INTEGER;
+                """)
+        }
+        migrator.registerMigration("v6-trash-root") { db in
+            try db.execute(sql: """
+                -- The item whose deletion put a trashed item in the trash (itself when deleted directly): the trash
+                -- lists only those, and restoring one brings back what went with it (not what was trashed before).
+                ALTER TABLE item ADD COLUMN trash_root INTEGER;
+                UPDATE item SET trash_root = id WHERE item_status = 'trashed';
+                CREATE INDEX item_trash ON item(owner_id, trash_root) WHERE trash_root IS NOT NULL;
+                """)
+        }
+        migrator.registerMigration("v7-item-lock") { db in
+            try db.execute(sql: """
+                -- At most one lock per file (PUT /files/{id} with `lock`); an expired lock counts as none.
+                CREATE TABLE item_lock (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, item_id INTEGER NOT NULL UNIQUE, created_by INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL, expires_at INTEGER, is_download_prevented INTEGER NOT NULL DEFAULT 0);
+                INSERT INTO sqlite_sequence(name, seq) VALUES ('item_lock', 2000000000);
+                """)
+        }
+        migrator.registerMigration("v8-collaborations") { db in
+            try db.execute(sql: """
+                -- A user's access to another user's folder or file (and, for a folder, everything below it).
+                CREATE TABLE collaboration (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, item_id INTEGER NOT NULL, user_id INTEGER NOT NULL,
+                    role TEXT NOT NULL, created_by INTEGER NOT NULL, created_at INTEGER NOT NULL,
+                    modified_at INTEGER NOT NULL, UNIQUE (item_id, user_id));
+                CREATE INDEX collaboration_user ON collaboration(user_id);
+                INSERT INTO sqlite_sequence(name, seq) VALUES ('collaboration', 30000000000);
+                -- Who made an event (the stream's user when null); events of shared items go to every user who
+                -- can see the item.
+                ALTER TABLE event ADD COLUMN actor_id INTEGER;
+                """)
+        }
         return migrator
     }
 }

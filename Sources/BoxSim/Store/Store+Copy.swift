@@ -25,7 +25,7 @@ extension Store {
             let size = try source.isFolder ? Self.subtreeSize(db, folderID: id) : source.size
             try Self.checkQuota(db, userID: parent.ownerID, size: size, replacingFileID: nil)
             let copy = try Self.copy(db, source, into: parentID, name: newName, ownerID: parent.ownerID, by: userID)
-            try Self.recordEvent(db, type: "ITEM_COPY", itemID: copy.id!, userID: parent.ownerID)
+            try Self.recordEvent(db, type: "ITEM_COPY", itemID: copy.id!, userID: userID)
             return copy
         }
     }

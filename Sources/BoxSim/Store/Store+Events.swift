@@ -8,11 +8,13 @@ struct EventRecord: Codable, FetchableRecord, Sendable {
     var eventType: String
     var itemID: Int64?
     var createdAt: Int64
+    /// Who made the event when not the stream's user (a collaborator's change in a shared folder).
+    var actorID: Int64?
 
     enum CodingKeys: String, CodingKey {
         case id
         case eventID = "event_id", userID = "user_id", eventType = "event_type", itemID = "item_id"
-        case createdAt = "created_at"
+        case createdAt = "created_at", actorID = "actor_id"
     }
 }
 
@@ -42,7 +44,7 @@ extension Store {
             let arguments = StatementArguments([userID, position]) + StatementArguments(excludedTypes)
                 + StatementArguments([limit])
             let events = try EventRecord.fetchAll(db, sql: """
-                SELECT id, event_id, user_id, event_type, item_id, created_at FROM event
+                SELECT id, event_id, user_id, event_type, item_id, created_at, actor_id FROM event
                 WHERE user_id = ? AND id > ? \(exclusion) ORDER BY id LIMIT ?
                 """, arguments: arguments)
             let next = events.count == limit ? events.last!.id
@@ -56,7 +58,9 @@ extension Store {
     func enterpriseEvents(enterpriseID: Int64, after position: Int64, limit: Int, types: [String]?,
                           createdAfter: Int64?, createdBefore: Int64?) async throws -> EventPage {
         try await database.read { db in
-            var conditions = ["event.id > ?", "user.enterprise_id = ?"]
+            // One row per event: the actor's (events of shared items are copied into every viewer's stream).
+            var conditions = ["event.id > ?", "user.enterprise_id = ?",
+                              "(event.actor_id IS NULL OR event.actor_id = event.user_id)"]
             var arguments = StatementArguments([position, enterpriseID])
             if let types {
                 conditions.append("event.event_type IN (\(types.map { _ in "?" }.joined(separator: ",")))")
@@ -72,7 +76,7 @@ extension Store {
             }
             arguments += [limit]
             let events = try EventRecord.fetchAll(db, sql: """
-                SELECT event.id, event.event_id, event.user_id, event.event_type, event.item_id, event.created_at
+                SELECT event.id, event.event_id, event.user_id, event.event_type, event.item_id, event.created_at, event.actor_id
                 FROM event JOIN user ON user.id = event.user_id
                 WHERE \(conditions.joined(separator: " AND ")) ORDER BY event.id LIMIT ?
                 """, arguments: arguments)

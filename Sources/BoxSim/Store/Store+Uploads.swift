@@ -78,13 +78,7 @@ extension Store {
                 file.name = newName
                 file.nameKey = ItemRecord.nameKey(newName)
             }
-            file.versionID = version.id
-            file.sha1 = content.sha1
-            file.size = content.size
-            file.sequenceID += 1
-            file.etag = file.sequenceID
-            file.modifiedAt = now
-            file.modifiedBy = userID
+            file.makeCurrent(version)
             file.contentModifiedAt = content.contentModifiedAt ?? now
             try file.update(db)
             try Self.recordEvent(db, type: "ITEM_UPLOAD", itemID: fileID, userID: userID)
@@ -92,11 +86,25 @@ extension Store {
         }
     }
 
-    /// Appends an event to the user's event stream (inside the write that caused it).
-    static func recordEvent(_ db: Database, type: String, itemID: Int64?, userID: Int64) throws {
-        try db.execute(sql: """
-            INSERT INTO event(event_id, user_id, event_type, item_id, created_at) VALUES (?, ?, ?, ?, ?)
-            """, arguments: [UUIDText.random(), userID, type, itemID, Timestamp.now()])
+    /// Appends an event made by `userID` (inside the write that caused it) to the stream of every user who sees
+    /// the item: the actor, the owner and the collaborators on it or a folder above it (one row each, one
+    /// `event_id`), and to `alsoTo` (who saw it before a move). Downloads and previews go to the actor's stream only.
+    static func recordEvent(_ db: Database, type: String, itemID: Int64?, userID: Int64, alsoTo: [Int64] = []) throws {
+        var users = [userID] + alsoTo
+        if let itemID, !["ITEM_DOWNLOAD", "ITEM_PREVIEW"].contains(type) {
+            users += try Int64.fetchAll(db, sql: "SELECT owner_id FROM item WHERE id = ?", arguments: [itemID])
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM collaboration)") == true {
+                users += try collaboratorIDs(db, itemID: itemID)
+            }
+        }
+        let eventID = UUIDText.random()
+        let now = Timestamp.now()
+        var seen = Set<Int64>()
+        for user in users where seen.insert(user).inserted {
+            try db.execute(sql: """
+                INSERT INTO event(event_id, user_id, event_type, item_id, created_at, actor_id) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [eventID, user, type, itemID, now, userID])
+        }
     }
 }
 

@@ -21,14 +21,18 @@ extension Store {
                               arguments: [parentID, ItemRecord.nameKey(name), except]).fetchOne(db)
     }
 
-    func createFolder(name: String, parentID: Int64, ownerID: Int64) async throws -> ItemRecord {
+    /// A folder owned by `ownerID` (the parent's owner), made by `userID` (default: the owner).
+    func createFolder(name: String, parentID: Int64, ownerID: Int64, by userID: Int64? = nil) async throws
+        -> ItemRecord {
         try await database.write { db in
             if let existing = try Self.conflict(db, parentID: parentID, name: name, except: nil) {
                 throw WriteFailure.nameInUse(existing)
             }
             var folder = ItemRecord.newFolder(name: name, parentID: parentID, ownerID: ownerID, time: Timestamp.now())
+            folder.createdBy = userID ?? ownerID
+            folder.modifiedBy = userID ?? ownerID
             try folder.insert(db)
-            try Self.recordEvent(db, type: "ITEM_CREATE", itemID: folder.id!, userID: ownerID)
+            try Self.recordEvent(db, type: "ITEM_CREATE", itemID: folder.id!, userID: userID ?? ownerID)
             return folder
         }
     }
@@ -64,15 +68,17 @@ extension Store {
             item.modifiedAt = Timestamp.now()
             item.modifiedBy = userID
             let moved = targetParent != previousParent
+            // Collaborators who saw the item where it was hear of its move out of their view too.
+            let sawIt = try moved ? Self.collaboratorIDs(db, itemID: id) : []
             try item.update(db)
-            if moved { try Self.recordEvent(db, type: "ITEM_MOVE", itemID: id, userID: item.ownerID) }
-            if newName != previousName { try Self.recordEvent(db, type: "ITEM_RENAME", itemID: id, userID: item.ownerID) }
+            if moved { try Self.recordEvent(db, type: "ITEM_MOVE", itemID: id, userID: userID, alsoTo: sawIt) }
+            if newName != previousName { try Self.recordEvent(db, type: "ITEM_RENAME", itemID: id, userID: userID) }
             return item
         }
     }
 
     /// Moves an item (and, for a folder, everything under it) to the trash.
-    func trash(id: Int64, recursive: Bool) async throws {
+    func trash(id: Int64, recursive: Bool, by userID: Int64? = nil) async throws {
         try await database.write { db in
             let now = Timestamp.now()
             let children = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE parent_id = ? AND item_status = 'active'",
@@ -83,10 +89,10 @@ extension Store {
                     SELECT ? UNION ALL SELECT item.id FROM item JOIN tree ON item.parent_id = tree.id
                         WHERE item.item_status = 'active')
                 UPDATE item SET item_status = 'trashed', trashed_at = ?, sequence_id = sequence_id + 1,
-                    etag = sequence_id + 1 WHERE id IN tree
-                """, arguments: [id, now])
+                    etag = sequence_id + 1, trash_root = ? WHERE id IN tree
+                """, arguments: [id, now, id])
             if let owner = try Int64.fetchOne(db, sql: "SELECT owner_id FROM item WHERE id = ?", arguments: [id]) {
-                try Self.recordEvent(db, type: "ITEM_TRASH", itemID: id, userID: owner)
+                try Self.recordEvent(db, type: "ITEM_TRASH", itemID: id, userID: userID ?? owner)
             }
         }
     }

@@ -105,7 +105,7 @@ struct UploadRoutes: Sendable {
     private func preflightAnswer(_ request: Request) -> Response {
         let token = Store.randomToken(length: 48)
         return jsonResponse(.object([
-            ("upload_url", .string(BaseURL.of(request) + "/api/2.0/files/content?upload_session_id=" + token)),
+            ("upload_url", .string(RequestBase.url(.upload) + "/api/2.0/files/content?upload_session_id=" + token)),
             ("upload_token", .string(token)),
         ]))
     }

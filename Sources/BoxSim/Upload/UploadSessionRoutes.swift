@@ -114,7 +114,7 @@ struct UploadSessionRoutes: Sendable {
     }
 
     private func render(_ session: UploadSessionRecord, request: Request) async throws -> JSONValue {
-        let base = BaseURL.of(request) + "/api/2.0/files/upload_sessions/" + session.id
+        let base = RequestBase.url(.upload) + "/api/2.0/files/upload_sessions/" + session.id
         let processed = try await store.parts(sessionID: session.id).count
         return .object([
             ("total_parts", .int(session.totalParts)), ("part_size", .int(session.partSize)),
