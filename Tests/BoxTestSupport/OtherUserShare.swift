@@ -57,7 +57,7 @@ public struct OtherUserShare {
         return id
     }
 
-    static func upload(_ sim: BoxSimProcess, token: String, name: String, parent: String, bytes: Data) throws -> String {
+    public static func upload(_ sim: BoxSimProcess, token: String, name: String, parent: String, bytes: Data) throws -> String {
         let local = FileManager.default.temporaryDirectory.appendingPathComponent("share-\(UUID().uuidString)")
         try bytes.write(to: local)
         defer { try? FileManager.default.removeItem(at: local) }
