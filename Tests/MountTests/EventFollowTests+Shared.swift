@@ -28,8 +28,7 @@ extension EventFollowTests {
 
         try write("from the mount\n", to: try XCTUnwrap(mount).path("team/mine.txt"))
         try await waitForBox("team/mine.txt", text: "from the mount\n")
-        let seen = try OtherUserShare.call(sim, "GET", "/2.0/folders/\(team.id)/items", token: token, json: nil)
-        let seenNames = (seen["entries"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }.sorted()
-        XCTAssertEqual(seenNames, ["mine.txt", "plan.txt", "theirs.txt"])
+        let seen = try BoxSimAPI(sim, token: token).items(in: team.id).map(\.name).sorted()
+        XCTAssertEqual(seen, ["mine.txt", "plan.txt", "theirs.txt"], "the collaborator sees the mount's file")
     }
 }
