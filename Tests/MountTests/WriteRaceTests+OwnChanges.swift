@@ -96,15 +96,9 @@ extension WriteRaceTests {
     /// showed the old name and lost the new one.
     func testAFileRenamedDuringItsFirstUploadIsNeverListedUnderItsOldName() async throws {
         let mount = try await startAndMount(texts: ["keep.txt": "kept\n"])
-        let api = try self.api
-        let upload = try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "latency_ms": 1000,
-                                       "count": 1])
         // Box takes its time with the rename that follows the upload.
-        try api.addFault(["path_prefix": "/2.0/files/", "method": "PUT", "latency_ms": 3000, "count": 1])
-        try write("new content\n", to: mount.path("N.txt"))
-        try await waitUntilUsed(fault: upload)
-        try succeed(["mv", mount.path("N.txt"), mount.path("M.txt")])
-        try await waitForAnswers("POST", UploadPaths.newFile, status: 201)
+        try await renameDuringFirstUpload("new content\n", from: "N.txt", to: "M.txt", in: mount, latency: 1000, faults: [
+            ["path_prefix": "/2.0/files/", "method": "PUT", "latency_ms": 3000, "count": 1]])
         let refresh = try Shell.run([try MountFixture.locateBinary().path, "refresh", mount.mountpoint.path])
         XCTAssertEqual(refresh.status, 0, refresh.stderr)
         XCTAssertEqual(try succeed(["ls", mount.mountpoint.path]), "M.txt\nkeep.txt\n", "listed while Box renames it")
@@ -121,14 +115,8 @@ extension WriteRaceTests {
     func testRemovingAFolderRightAfterAFileWasMovedOutDuringItsUploadSucceeds() async throws {
         let mount = try await startAndMount(texts: ["d/.keep": ""])
         try succeed(["rm", mount.path("d/.keep")])
-        let api = try self.api
-        let upload = try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "latency_ms": 1000,
-                                       "count": 1])
-        try api.addFault(["path_prefix": "/2.0/files/", "method": "PUT", "latency_ms": 2000, "count": 1])
-        try write("moved out\n", to: mount.path("d/f"))
-        try await waitUntilUsed(fault: upload)
-        try succeed(["mv", mount.path("d/f"), mount.path("f")])
-        try await waitForAnswers("POST", UploadPaths.newFile, status: 201)
+        try await renameDuringFirstUpload("moved out\n", from: "d/f", to: "f", in: mount, latency: 1000, faults: [
+            ["path_prefix": "/2.0/files/", "method": "PUT", "latency_ms": 2000, "count": 1]])
         try succeed(["rmdir", mount.path("d")])
         try await waitUntilSettled(mount)
         try await waitForBox("f", text: "moved out\n")
@@ -140,14 +128,9 @@ extension WriteRaceTests {
     /// was killed first, Box kept the old name for good.
     func testAFileRenamedDuringItsFirstUploadGetsItsNameOnBoxAfterAKill() async throws {
         let mount = try await startAndMount(options: ["write_back_delay=3"])
-        try write("first\n", to: mount.path("f2"))
-        let upload = try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "latency_ms": 2000,
-                                       "count": 1])
-        try await waitUntilUsed(fault: upload, timeout: 30)
         // The mount's immediate rename of the landed file is refused once.
-        try api.addFault(["path_prefix": "/2.0/files/", "method": "PUT", "error_status": 400, "count": 1])
-        try succeed(["mv", mount.path("f2"), mount.path("f0")])
-        try await waitForAnswers("POST", UploadPaths.newFile, status: 201)
+        try await renameDuringFirstUpload("first\n", from: "f2", to: "f0", in: mount, latency: 2000, faults: [
+            ["path_prefix": "/2.0/files/", "method": "PUT", "error_status": 400, "count": 1]])
         try await waitForAnswers("PUT", "/2.0/files/[0-9]+", status: 400)
         try await crash(mount)
         let again = try mountWritable()

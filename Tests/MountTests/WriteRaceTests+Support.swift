@@ -49,6 +49,20 @@ final class HeldFile {
 
 /// Helpers of the write-race tests: status, fault bookkeeping and appends.
 extension WriteRaceTests {
+    /// Writes `text` to the new file `source`, has Box hold its first upload for `latency` ms, adds `faults` for
+    /// what follows, renames the file to `destination` while that upload is on the wire, and waits until Box has
+    /// answered the upload (it lands under the old name).
+    func renameDuringFirstUpload(_ text: String, from source: String, to destination: String, in mount: MountFixture,
+                                 latency: Int, faults: [[String: Any]] = []) async throws {
+        let upload = try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "latency_ms": latency,
+                                       "count": 1])
+        try write(text, to: mount.path(source))
+        try await waitUntilUsed(fault: upload, timeout: 30)
+        for fault in faults { try api.addFault(fault) }
+        try succeed(["mv", mount.path(source), mount.path(destination)])
+        try await waitForAnswers("POST", UploadPaths.newFile, status: 201)
+    }
+
     func uploads(_ status: [String: Any]) -> [[String: Any]] { status["uploads"] as? [[String: Any]] ?? [] }
 
     func recentErrors(_ status: [String: Any]) -> [[String: Any]] { status["recent_errors"] as? [[String: Any]] ?? [] }
