@@ -35,7 +35,7 @@ extension BoxClient {
         guard !range.isEmpty else { return 0 }
         let adapter = RangeBodyAdapter(range: range, sink: sink)
         let answer = try await fetchContent(
-            fileID: fileID, rangeHeaders: Self.rangeHeaders(range), destination: .sink(adapter),
+            fileID: fileID, version: version, rangeHeaders: Self.rangeHeaders(range), destination: .sink(adapter),
             locations: locations.map { ($0, DownloadLocations.key(fileID: fileID, version: version)) },
             mayRenewLocation: true)
         return answer.status == 416 ? 0 : adapter.delivered
@@ -49,7 +49,7 @@ extension BoxClient {
         guard locations.location(for: key) == nil else { return }
         // A one-byte range: should the API answer with content instead of a redirect, little moves.
         let (location, _) = try await contentLocation(
-            fileID: fileID, rangeHeaders: [("Range", "bytes=0-0")], destination: .memory)
+            fileID: fileID, version: version, rangeHeaders: [("Range", "bytes=0-0")], destination: .memory)
         if let location { locations.remember(location, for: key) }
     }
 
@@ -62,7 +62,7 @@ extension BoxClient {
     /// short-lived: if it has expired by the time it is fetched (401/403/404/410 there), the API is
     /// asked for a fresh one, once.
     private func fetchContent(
-        fileID: String, rangeHeaders: [(String, String)], destination: HTTPResponseDestination,
+        fileID: String, version: String = "", rangeHeaders: [(String, String)], destination: HTTPResponseDestination,
         locations: (cache: DownloadLocations, key: String)?, mayRenewLocation: Bool
     ) async throws -> HTTPResponse {
         let location: String
@@ -70,7 +70,7 @@ extension BoxClient {
             location = remembered
         } else {
             let (fresh, answer) = try await contentLocation(
-                fileID: fileID, rangeHeaders: rangeHeaders, destination: destination)
+                fileID: fileID, version: version, rangeHeaders: rangeHeaders, destination: destination)
             guard let fresh else { return answer }
             if let locations { locations.cache.remember(fresh, for: locations.key) }
             location = fresh
@@ -87,17 +87,20 @@ extension BoxClient {
             logger.debug("download location refused (\(error.status)); asking for a new one")
             if let locations { locations.cache.forget(locations.key) }
             return try await fetchContent(
-                fileID: fileID, rangeHeaders: rangeHeaders, destination: destination, locations: locations,
+                fileID: fileID, version: version, rangeHeaders: rangeHeaders, destination: destination, locations: locations,
                 mayRenewLocation: false)
         }
     }
 
     /// Step 1: the authorized API call. Returns the resolved redirect target, or nil with the
     /// answer when the API served the content itself.
+    /// `version`, when it is a Box file version id (digits), is asked for by id: the bytes are then that
+    /// version's even when Box holds a newer one, as the caller keys them by it.
     private func contentLocation(
-        fileID: String, rangeHeaders: [(String, String)], destination: HTTPResponseDestination
+        fileID: String, version: String = "", rangeHeaders: [(String, String)], destination: HTTPResponseDestination
     ) async throws -> (String?, HTTPResponse) {
-        var api = BoxRequest.get(apiURL("files", fileID, "content"))
+        let pinned = !version.isEmpty && version.allSatisfy(\.isASCII) && version.allSatisfy(\.isNumber)
+        var api = BoxRequest.get(apiURL("files", fileID, "content", query: pinned ? [("version", version)] : []))
         api.headers = rangeHeaders
         api.acceptedStatuses = [200, 206, 302, 303, 307, 416]
         api.retriesWhileAccepted = true

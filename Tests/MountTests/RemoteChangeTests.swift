@@ -41,4 +41,21 @@ final class RemoteChangeTests: MountTestCase {
         XCTAssertEqual(try succeed(["cat", mount.path("doc.txt")]), "version two is longer\n")
         XCTAssertEqual(try succeed(["stat", "-c", "%s", mount.path("doc.txt")]), "22\n")
     }
+
+    /// Defect (found by the reference-model tier): a file the mount listed at one version, read after Box moved
+    /// on to another the mount had not learnt of yet, got the newer bytes keyed by the older version; the whole
+    /// read's SHA-1 check refused the mix: EIO. Downloads ask Box for the version the mount lists, so the read
+    /// gives that version whole until the mount learns of the new one.
+    func testAFileChangedOnBoxBeforeTheMountKnowsReadsWholeTheVersionItLists() async throws {
+        let seed = try SeedTree.make(texts: ["doc.txt": "version one\n"])
+        let mount = try await mountBoxSim(seed: seed, options: ["events=off", "dir_cache_ttl=600", "cache=off"])
+        let sim = try XCTUnwrap(boxsim)
+        XCTAssertEqual(try succeed(["stat", "-c", "%s", mount.path("doc.txt")]), "12\n")
+        try uploadNewVersion(sim, fileID: try fileID(sim, named: "doc.txt"), text: "version two!\n")
+
+        XCTAssertEqual(try succeed(["cat", mount.path("doc.txt")]), "version one\n", "the version the mount lists")
+        let downloads = try sim.requestLog().filter { $0.path.hasSuffix("/content") && $0.method == "GET" }
+        XCTAssertFalse(downloads.isEmpty)
+        XCTAssertTrue(downloads.allSatisfy { ($0.query ?? "").contains("version=") }, "\(downloads.map(\.query))")
+    }
 }
