@@ -126,6 +126,7 @@ struct MountDaemon {
             directoryCacheTTL: .milliseconds(Int(options.directoryCacheTTL * 1000)),
             entryTimeout: options.entryTimeout, attributeTimeout: options.attributeTimeout)
         filesystemOptions.logDestination = logDestination
+        filesystemOptions.userID = user.id
         filesystemOptions.filePermissions = options.filePermissions
         filesystemOptions.directoryPermissions = options.directoryPermissions
         let store = ReadPathSetup.makeStore(

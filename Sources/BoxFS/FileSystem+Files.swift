@@ -48,6 +48,7 @@ extension FileSystem {
             return OpenedFile(handle: handle, keepCache: previous == file.version && store.isVerified(file))
         }
         _ = try requireWriteBack(item.name)
+        try refuseIfLocked(item)
         let number = try await openForWriting(item, empty: truncate)
         openedVersions.withLock { $0[inode] = nil }
         let handle = handles.withLock { $0.open(.local(number: number, writable: true)) }
@@ -184,6 +185,22 @@ extension FileSystem {
     }
 
     /// Forgets a local file nobody has open once Box has its content (or it was deleted).
+    /// Whether Box holds a lock on `item` that binds this mount's user (someone else's, not expired).
+    func isLockedForUs(_ item: BoxItem) -> Bool {
+        item.lock?.binds(options.userID) == true && locals.withLock({ $0.file(itemID: item.id) }) == nil
+    }
+
+    /// EACCES at `open` for writing a file someone else has locked on Box, with a log line naming the lock:
+    /// Box would refuse its upload, which would only park and fail later.
+    func refuseIfLocked(_ item: BoxItem) throws(FSError) {
+        guard isLockedForUs(item), let lock = item.lock else { return }
+        let who = lock.createdByLogin ?? lock.createdByID.map { "user \($0)" } ?? "another user"
+        let until = lock.expiresAt.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
+        let failure = FSError(EACCES, "\(item.name) is locked on Box by \(who)\(until); it cannot be written here until it is unlocked")
+        logger.warning("\(failure)")
+        throw failure
+    }
+
     /// Keeps local file `number` as if a handle had it open, so nothing (an upload finishing, a close) drops it
     /// until `unpin`.
     func pin(_ number: UInt64) {

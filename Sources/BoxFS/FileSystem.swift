@@ -226,7 +226,8 @@ public final class FileSystem: Sendable {
             changed: changed,
             created: item.contentCreatedAt ?? item.createdAt ?? modified,
             accessed: accessed ?? modified,
-            permissions: isFolder ? options.directoryPermissions : options.filePermissions,
+            permissions: isFolder ? options.directoryPermissions
+                : isLockedForUs(item) ? options.filePermissions & ~0o222 : options.filePermissions,
             uid: options.uid,
             gid: options.gid)
     }

@@ -11,6 +11,7 @@ struct ItemDTO: Decodable {
         case contentModifiedAt = "content_modified_at"
         case sequenceID = "sequence_id"
         case fileVersion = "file_version"
+        case lock
     }
 
     init(from decoder: any Decoder) throws {
@@ -35,6 +36,42 @@ struct ItemDTO: Decodable {
             sha1: try c.decodeIfPresent(String.self, forKey: .sha1)?.lowercased(),
             fileVersionID: try c.decodeIfPresent(ReferenceDTO.self, forKey: .fileVersion)?.id,
             parentID: try c.decodeIfPresent(ReferenceDTO.self, forKey: .parent)?.id)
+        item.lock = try c.decodeIfPresent(LockDTO.self, forKey: .lock)?.lock
+    }
+}
+
+/// Box's Lock JSON (`lock` of a file; `null` when unlocked).
+struct LockDTO: Decodable {
+    var lock: BoxItem.Lock
+
+    private enum CodingKeys: String, CodingKey {
+        case id
+        case createdBy = "created_by"
+        case expiresAt = "expires_at"
+        case isDownloadPrevented = "is_download_prevented"
+    }
+
+    private struct Creator: Decodable {
+        var id: String?
+        var login: String?
+
+        private enum CodingKeys: String, CodingKey { case id, login }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            id = try c.decodeIDIfPresent(forKey: .id)
+            login = try c.decodeIfPresent(String.self, forKey: .login)
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let creator = try c.decodeIfPresent(Creator.self, forKey: .createdBy)
+        lock = BoxItem.Lock(
+            id: try c.decodeIDIfPresent(forKey: .id) ?? "",
+            createdByID: creator?.id, createdByLogin: creator?.login,
+            expiresAt: try c.decodeDateIfPresent(forKey: .expiresAt),
+            isDownloadPrevented: try c.decodeIfPresent(Bool.self, forKey: .isDownloadPrevented) ?? false)
     }
 }
 

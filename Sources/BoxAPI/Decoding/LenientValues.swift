@@ -16,6 +16,12 @@ extension KeyedDecodingContainer {
             .init(codingPath: codingPath + [key], debugDescription: "expected an id (string or integer)"))
     }
 
+    /// `decodeID`, or nil when the key is absent or null.
+    func decodeIDIfPresent(forKey key: Key) throws -> String? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try decodeID(forKey: key)
+    }
+
     /// A size or quota: an integer, IEEE notation (`1.2318237429383e+31`) or a numeric string.
     /// Values beyond Int64 are clamped; absent or null gives nil; below `minimum` is an error (a
     /// negative size or a part size of 0 would break the arithmetic that trusts them).

@@ -28,6 +28,32 @@ public struct BoxItem: Sendable, Equatable {
     public var fileVersionID: String?
     /// nil for the root folder and when Box did not send `parent`.
     public var parentID: String?
+    /// The file's lock on Box (files only; nil when unlocked or not sent).
+    public var lock: Lock? = nil
+
+    /// A Box file lock: who made it, and until when (nil: until unlocked).
+    public struct Lock: Sendable, Equatable {
+        public var id: String
+        public var createdByID: String?
+        public var createdByLogin: String?
+        public var expiresAt: Date?
+        public var isDownloadPrevented: Bool
+
+        public init(id: String, createdByID: String?, createdByLogin: String?, expiresAt: Date?,
+                    isDownloadPrevented: Bool) {
+            self.id = id
+            self.createdByID = createdByID
+            self.createdByLogin = createdByLogin
+            self.expiresAt = expiresAt
+            self.isDownloadPrevented = isDownloadPrevented
+        }
+
+        /// Whether it binds user `userID` at `now`: someone else's lock, not expired.
+        public func binds(_ userID: String?, at now: Date = Date()) -> Bool {
+            if let expiresAt, expiresAt <= now { return false }
+            return createdByID == nil || createdByID != userID
+        }
+    }
 
     public init(
         id: String, kind: Kind, name: String, size: Int64 = 0, createdAt: Date? = nil, modifiedAt: Date? = nil,
@@ -52,6 +78,6 @@ public struct BoxItem: Sendable, Equatable {
     /// The `fields=` selection that fills every property in one request, listing pages included.
     public static let fields = [
         "type", "id", "name", "size", "created_at", "modified_at", "content_created_at",
-        "content_modified_at", "etag", "sequence_id", "sha1", "file_version", "parent",
+        "content_modified_at", "etag", "sequence_id", "sha1", "file_version", "parent", "lock",
     ].joined(separator: ",")
 }
