@@ -47,7 +47,9 @@ public enum BoxSimServer {
             try store.registerDeveloperToken(token, userID: admin.id!,
                                              expiresAt: lifetime > 0 ? Timestamp.now() + lifetime : nil)
         }
-        if let seed = configuration.seedDirectory { try Seeder(store: store, owner: admin).importTree(at: seed) }
+        if let seed = configuration.seedDirectory {
+            _ = try await Seeder(store: store, owner: admin).importTreeOffThePool(at: seed)
+        }
         let keyText = try store.metaValue("download_key") {
             SymmetricKey(size: .bits256).withUnsafeBytes { Data($0).base64EncodedString() }
         }

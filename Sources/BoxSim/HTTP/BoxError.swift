@@ -103,5 +103,5 @@ extension BoxError {
 func jsonResponse(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
     var fields = headers
     fields[.contentType] = "application/json"
-    return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: value.serialized())))
+    return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: value.serializedBytes())))
 }

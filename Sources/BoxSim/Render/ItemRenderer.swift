@@ -2,6 +2,8 @@
 struct ItemRenderer: Sendable {
     let store: Store
     let viewer: UserRecord
+    /// What `entries` read ahead for a page; what is not in it is read per item.
+    var known = PagePrefetch()
 
     /// The Trash as a path entry (Box's pseudo-folder "1").
     static let trash: JSONValue = .object([("type", .string("folder")), ("id", .string("1")), ("sequence_id", .null),
@@ -18,9 +20,16 @@ struct ItemRenderer: Sendable {
 
     /// The item with the standard fields, or with `fields=` the base set plus those requested.
     func render(_ item: ItemRecord, fields: FieldSelection) async throws -> JSONValue {
-        let names = item.isFolder
+        try await render(item, names: Self.names(fields, isFolder: item.isFolder))
+    }
+
+    private static func names(_ fields: FieldSelection, isFolder: Bool) -> [String] {
+        isFolder
             ? fields.resolve(standard: ItemFields.folderStandard, base: ItemFields.base, known: ItemFields.folderKnown)
             : fields.resolve(standard: ItemFields.fileStandard, base: ItemFields.base, known: ItemFields.fileKnown)
+    }
+
+    private func render(_ item: ItemRecord, names: [String]) async throws -> JSONValue {
         var pairs: [(String, JSONValue)] = []
         for name in names {
             if let value = try await value(name, of: item) { pairs.append((name, value)) }
@@ -28,34 +37,43 @@ struct ItemRenderer: Sendable {
         return .object(pairs)
     }
 
-    /// Entries of a listing: mini by default, else the selected fields.
-    func entry(_ item: ItemRecord, fields: FieldSelection) async throws -> JSONValue {
-        if case .standard = fields { return mini(item) }
-        return try await render(item, fields: fields)
+    /// Entries of a listing: mini by default, else the selected fields (with what they need from the store read
+    /// ahead for the whole page in one go).
+    func entries(_ items: [ItemRecord], fields: FieldSelection) async throws -> [JSONValue] {
+        if case .standard = fields { return items.map(mini) }
+        let folderNames = Self.names(fields, isFolder: true), fileNames = Self.names(fields, isFolder: false)
+        var renderer = self
+        renderer.known = try await store.prefetch(for: items, names: Set(folderNames + fileNames))
+        var entries: [JSONValue] = []
+        entries.reserveCapacity(items.count)
+        for item in items { entries.append(try await renderer.render(item, names: item.isFolder ? folderNames : fileNames)) }
+        return entries
     }
 
     private func value(_ name: String, of item: ItemRecord) async throws -> JSONValue? {
         if let simple = simpleValue(name, of: item) { return simple }
         switch name {
         case "size":
-            return .int(item.isFolder ? try await store.folderSize(id: item.id!) : item.size)
+            guard item.isFolder else { return .int(item.size) }
+            if let size = known.folderSizes?[item.id!] { return .int(size) }
+            return .int(try await store.folderSize(id: item.id!))
         case "path_collection":
             // A trashed item's path is the Trash, as Box shows it.
             if item.itemStatus == "trashed" { return .object([("total_count", .int(1)), ("entries", .array([Self.trash]))]) }
-            let chain = try await store.ancestors(of: item)
+            let chain = try await ancestors(of: item)
             return .object([("total_count", .int(chain.count)), ("entries", .array(chain.map(mini)))])
         case "parent":
-            guard let parentID = item.parentID, let parent = try await store.item(id: parentID) else { return .null }
+            guard let parent = try await parent(of: item) else { return .null }
             return mini(parent)
         case "created_by": return try await userMini(item.isRoot ? nil : item.createdBy)
         case "modified_by": return try await userMini(item.isRoot ? nil : item.modifiedBy)
         case "owned_by": return try await userMini(item.ownerID)
         case "shared_link":
-            guard !item.isRoot, let link = try await store.sharedLink(itemID: item.id!) else { return .null }
+            guard !item.isRoot, let link = try await sharedLink(item) else { return .null }
             return SharedLinkRenderer.json(link, item: item, base: RequestBase.url(.app))
         case "is_accessible_via_shared_link":
             guard !item.isRoot else { return .bool(false) }
-            return .bool(try await store.sharedLink(itemID: item.id!) != nil)
+            return .bool(try await sharedLink(item) != nil)
         case "item_collection":
             guard item.isFolder else { return nil }
             let page = try await store.children(of: item.id!, offset: 0, limit: 100)
@@ -77,6 +95,7 @@ struct ItemRenderer: Sendable {
             return .string(String(try await store.versionNumber(versionID, fileID: item.id!)))
         case "file_count":
             guard item.isFolder else { return nil }
+            if let count = known.fileCounts?[item.id!] { return .int(count) }
             return .int(try await store.fileCount(inFolder: item.id!))
         case "authenticated_download_url":
             guard !item.isFolder else { return nil }
@@ -142,8 +161,31 @@ struct ItemRenderer: Sendable {
         }
     }
 
+    // Read ahead by `entries`, else from the store.
+
+    private func parent(of item: ItemRecord) async throws -> ItemRecord? {
+        guard let id = item.parentID else { return nil }
+        if let parent = known.items[id] { return parent }
+        return try await store.item(id: id)
+    }
+
+    private func ancestors(of item: ItemRecord) async throws -> [ItemRecord] {
+        if let chain = known.ancestors(of: item) { return chain }
+        return try await store.ancestors(of: item)
+    }
+
+    private func user(_ id: Int64) async throws -> UserRecord? {
+        if let user = known.users[id] { return user }
+        return try await store.user(id: id)
+    }
+
+    private func sharedLink(_ item: ItemRecord) async throws -> SharedLinkRecord? {
+        if let links = known.sharedLinks { return links[item.id!] }
+        return try await store.sharedLink(itemID: item.id!)
+    }
+
     private func userMini(_ id: Int64?) async throws -> JSONValue {
-        guard let id, let user = try await store.user(id: id) else {
+        guard let id, let user = try await user(id) else {
             return .object([("type", .string("user")), ("id", .string("")), ("name", .string("")),
                             ("login", .string(""))])
         }

@@ -22,8 +22,7 @@ struct FolderListing: Sendable {
         let offset = try QueryParameters.int(request, "offset") ?? 0
         guard offset >= 0 else { throw BoxError.invalidParameter("offset", "Invalid value '\(offset)'.") }
         let page = try await store.children(of: folder.id!, offset: offset, limit: limit, order: order)
-        var entries: [JSONValue] = []
-        for item in page.items { entries.append(try await renderer.entry(item, fields: fields)) }
+        let entries = try await renderer.entries(page.items, fields: fields)
         return .object([
             ("total_count", .int(page.total)), ("entries", .array(entries)), ("offset", .int(offset)),
             ("limit", .int(limit)), ("order", order.json),
@@ -41,8 +40,7 @@ struct FolderListing: Sendable {
         }
         let rows = try await store.children(of: folder.id!, after: cursor, limit: limit)
         let pageItems = Array(rows.prefix(limit))
-        var entries: [JSONValue] = []
-        for item in pageItems { entries.append(try await renderer.entry(item, fields: fields)) }
+        let entries = try await renderer.entries(pageItems, fields: fields)
         let nextMarker: JSONValue
         if rows.count > limit, let last = pageItems.last {
             nextMarker = .string(Self.encode(ListingCursor(typeRank: last.typeRank, nameKey: last.nameKey, id: last.id!)))

@@ -74,8 +74,7 @@ struct TrashRoutes: Sendable {
             offset = decoded
         }
         let page = try await store.trashItems(ownerID: user.id!, offset: offset, limit: limit, order: order)
-        var entries: [JSONValue] = []
-        for item in page.items { entries.append(try await renderer.entry(item, fields: fields)) }
+        let entries = try await renderer.entries(page.items, fields: fields)
         if usemarker {
             let more = offset + page.items.count < page.total
             return .object([("entries", .array(entries)), ("limit", .int(limit)),

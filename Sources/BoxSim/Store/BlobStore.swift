@@ -14,26 +14,6 @@ struct BlobStore: Sendable {
     func path(forSHA1 sha1: String) -> String {
         directory.appendingPathComponent(String(sha1.prefix(2))).appendingPathComponent(sha1).path
     }
-
-    /// Copies a local file into the store, hashing as it goes. Returns its SHA-1 (hex) and size.
-    func importFile(atPath source: String) throws -> (sha1: String, size: Int64) {
-        let input = open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw BlobStoreError.cannotOpen(source, errno) }
-        defer { close(input) }
-        let writer = try BlobWriter(store: self)
-        var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, Self.chunkSize) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                writer.discard()
-                throw BlobStoreError.io(source, errno)
-            }
-            if count == 0 { break }
-            try buffer.withUnsafeBytes { try writer.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-        }
-        return try writer.commit()
-    }
 }
 
 enum BlobStoreError: Error, CustomStringConvertible {

@@ -82,14 +82,19 @@ extension Store {
 
     /// Total size of the active files under each active child folder of `folderID`, in one query.
     private static func childFolderSizes(_ db: Database, of folderID: Int64) throws -> [Int64: Int64] {
+        try folderSizes(db, roots: "parent_id = ? AND type = 'folder' AND item_status = 'active'", arguments: [folderID])
+    }
+
+    /// Total size of the active files under each folder that `roots` (an SQL condition on `item`) selects.
+    static func folderSizes(_ db: Database, roots: String, arguments: StatementArguments) throws -> [Int64: Int64] {
+        // Each row of the walk carries its own size (0 for folders), so the sum needs no second lookup per row.
         let rows = try Row.fetchAll(db, sql: """
-            WITH RECURSIVE tree(top, id) AS (
-                SELECT id, id FROM item WHERE parent_id = ? AND type = 'folder' AND item_status = 'active'
-                UNION ALL SELECT tree.top, item.id FROM item JOIN tree ON item.parent_id = tree.id
-                    WHERE item.item_status = 'active')
-            SELECT tree.top AS top, COALESCE(SUM(CASE WHEN item.type = 'file' THEN item.size END), 0) AS size
-            FROM tree JOIN item ON item.id = tree.id GROUP BY tree.top
-            """, arguments: [folderID])
+            WITH RECURSIVE tree(top, id, size) AS (
+                SELECT id, id, 0 FROM item WHERE \(roots)
+                UNION ALL SELECT tree.top, item.id, CASE WHEN item.type = 'file' THEN item.size ELSE 0 END
+                    FROM item JOIN tree ON item.parent_id = tree.id WHERE item.item_status = 'active')
+            SELECT top, SUM(size) AS size FROM tree GROUP BY top
+            """, arguments: arguments)
         return Dictionary(rows.map { ($0["top"] as Int64, $0["size"] as Int64) }, uniquingKeysWith: { first, _ in first })
     }
 
