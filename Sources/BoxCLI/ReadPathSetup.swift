@@ -7,8 +7,12 @@ import Transfers
 
 /// Builds the read path's block store: the disk cache (unless `cache=off`) and the fetcher.
 enum ReadPathSetup {
-    /// Bytes of fetched-but-unread blocks kept in memory across all open files.
-    static let memoryCapacity = 64 << 20
+    /// Bytes of fetched blocks kept in memory across all open files (read-ahead takes three quarters).
+    /// Tests lower it with `BOXFS_TEST_READ_MEMORY` (bytes, at least 4 MiB), to go beyond it with a few readers.
+    static var memoryCapacity: Int {
+        let override = ProcessInfo.processInfo.environment["BOXFS_TEST_READ_MEMORY"].flatMap { Int($0) }
+        return override.map { max($0, 4 << 20) } ?? 64 << 20
+    }
 
     static func makeStore(options: MountOptions, endpoint: String, userID: String, client: BoxClient, logger: Logger) -> BlockStore {
         var disk: BlockCache?

@@ -3,7 +3,8 @@ import Foundation
 import XCTest
 
 /// What reads cost on the wire: one download-location call per file version (however its first
-/// ranges start, however many files a walk learns ahead).
+/// ranges start, however many files a walk learns ahead), and no byte downloaded twice by readers
+/// that keep reading, even when their read-ahead together is far beyond the daemon's memory.
 final class ReadCostTests: MountTestCase {
     /// `GET /2.0/files/{id}/content` calls logged after `mark`, by file id.
     func locationCalls(after mark: Int, in sim: BoxSimProcess) throws -> [String: Int] {
@@ -60,5 +61,36 @@ final class ReadCostTests: MountTestCase {
         try Data(paths.joined(separator: "\0").utf8).write(to: list)
         addTeardownBlock { try? FileManager.default.removeItem(at: list) }
         return list
+    }
+
+    /// 8 readers, 24 MiB read ahead each at most, with 8 MiB of memory for fetched blocks.
+    func readInParallelBeyondTheMemoryLimit(options: [String]) async throws {
+        let files = (0..<8).map { "big/f\($0).bin" }
+        let size = 24 << 20
+        let seed = try SeedTree.make(largeFiles: Dictionary(uniqueKeysWithValues: files.map { ($0, size) }))
+        let mount = try await mountBoxSim(
+            seed: seed, options: options, environment: ["BOXFS_TEST_READ_MEMORY": String(8 << 20)])
+        let sim = try XCTUnwrap(boxsim)
+        _ = try succeed(["ls", "-l", mount.path("big")])
+        let mark = try lastSequence(sim)
+        let script = files.map { "sha1sum \"$M/\($0)\" &" }.joined(separator: "\n") + "\nwait"
+        let result = try Shell.bash(script, environment: ["M": mount.mountpoint.path], timeout: 300)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        for file in files {
+            let expected = try sha1(seed.appendingPathComponent(file).path)
+            XCTAssertTrue(result.stdout.contains(expected), "\(file) read right")
+        }
+        let read = Int64(files.count * size)
+        let sent = try downloadedBytes(after: mark, in: sim)
+        XCTAssertGreaterThanOrEqual(sent, read)
+        XCTAssertLessThanOrEqual(Double(sent), Double(read) * 1.01, "bytes sent \(sent) for \(read) read")
+    }
+
+    func testParallelReadersBeyondTheMemoryLimitFetchNoByteTwice() async throws {
+        try await readInParallelBeyondTheMemoryLimit(options: [])
+    }
+
+    func testParallelReadersBeyondTheMemoryLimitFetchNoByteTwiceWithoutADiskCache() async throws {
+        try await readInParallelBeyondTheMemoryLimit(options: ["cache=off"])
     }
 }

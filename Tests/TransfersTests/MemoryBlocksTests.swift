@@ -15,8 +15,20 @@ import Testing
         #expect(!memory.contains(key(3)))
         #expect((0..<3).allSatisfy { memory.contains(key($0)) } && memory.contains(key(4)))
         memory.put(key(5), block)
-        #expect(!memory.contains(key(0)), "with nothing read left, the oldest unread block goes")
-        #expect(memory.bytes <= 400)
+        #expect((0..<3).allSatisfy { memory.contains(key($0)) }, "unread blocks stay beyond the capacity")
+        #expect(memory.bytes == 500 && memory.unreadBytes == 500)
+    }
+
+    @Test func unreadBlocksGoOnlyBeyondTheHardCapacityOldestFirst() {
+        var memory = MemoryBlocks(capacity: 400)
+        for index: Int64 in 0..<16 { memory.put(key(index), block) }
+        #expect(memory.bytes == 1600 && memory.hardCapacity == 1600)
+        memory.put(key(16), block)
+        #expect(!memory.contains(key(0)), "beyond four times the capacity, the oldest unread block goes")
+        #expect(memory.bytes == 1600)
+        memory.markRead(fileID: "1", version: "v", from: 10)
+        #expect(memory.unreadBytes == 900, "a gone reader's blocks count as read")
+        #expect(memory.bytes <= 1000 && memory.readBytes <= 100, "and leave first")
     }
 
     @Test func readBlocksStayWithinAQuarterOfTheCapacity() {
