@@ -22,9 +22,16 @@ enum ReadPathSetup {
                 try FileManager.default.createDirectory(
                     at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 let minimumFree = options.cacheMinimumFree ?? BlockCache.defaultMinimumFree(directory: directory)
+                // cache_size holds for the whole cache_dir: other accounts' and servers' caches in it count.
+                let sharing = SharedCacheDirectory.share(
+                    base: CacheLocation.base(options: options), own: directory, limit: options.cacheSize)
+                if sharing.trimmed > 0 { logger.info("trimmed \(sharing.trimmed) bytes of unused caches in cache_dir") }
                 disk = try BlockCache(
-                    directory: directory, capacity: options.cacheSize, minimumFree: minimumFree, logger: logger)
-                logger.info("block cache at \(directory.path), limit \(options.cacheSize) bytes, keeping \(minimumFree) bytes free")
+                    directory: directory, capacity: sharing.capacity, minimumFree: minimumFree, logger: logger)
+                logger.info("""
+                    block cache at \(directory.path), limit \(sharing.capacity) bytes of cache_size \(options.cacheSize) \
+                    (\(sharing.inUse) in use by other mounts, \(sharing.idle) kept by idle caches), keeping \(minimumFree) bytes free
+                    """)
             } catch {
                 logger.warning("block cache disabled: \(error)")
             }
