@@ -66,7 +66,7 @@ struct MemoryBlocks {
     /// end would fetch it again for a piece before.
     mutating func consume(_ key: Key, bytes: Int) -> Data? {
         guard var entry = blocks[key] else { return nil }
-        entry.consumed += bytes
+        entry.consumed = bytes >= entry.data.count - entry.consumed ? entry.data.count : entry.consumed + bytes
         guard entry.consumed >= entry.data.count else {
             blocks[key] = entry
             return entry.data

@@ -19,6 +19,18 @@ import Testing
         #expect(memory.bytes == 500 && memory.unreadBytes == 500)
     }
 
+    @Test func aBlockCountsAsReadOnceItsReadersTookAllItsBytes() {
+        var memory = MemoryBlocks(capacity: 400)
+        memory.put(key(0), block)
+        _ = memory.consume(key(0), bytes: 60)
+        #expect(memory.readBytes == 0, "a block read in part keeps its place")
+        _ = memory.consume(key(0), bytes: 40)
+        #expect(memory.readBytes == 100)
+        _ = memory.consume(key(0), bytes: .max)
+        _ = memory.consume(key(0), bytes: .max)
+        #expect(memory.readBytes == 100, "taken again, whole, any number of times")
+    }
+
     @Test func unreadBlocksGoOnlyBeyondTheHardCapacityOldestFirst() {
         var memory = MemoryBlocks(capacity: 400)
         for index: Int64 in 0..<16 { memory.put(key(index), block) }
