@@ -9,7 +9,8 @@ import Darwin
 ///
 /// ```
 /// <directory>/                         0700, may be shared with unrelated files: only the names
-///   boxfs-cache.lock                   below are ever touched. flock()ed while a cache is open.
+///   boxfs-cache.lock                   below are ever touched. flock()ed while a cache is open;
+///                                      its mtime is the last opening (see SharedCacheDirectory).
 ///   boxfs-layout-2/                    everything of layout version 2; any other
 ///     LAYOUT                           "boxfs-layout-*" folder is deleted at start.
 ///     tmp/<n>                          replacement blocks being written; emptied at start.
@@ -54,6 +55,8 @@ struct CacheLayout: Sendable {
             Posix.closeFile(fd)
             throw BlockCacheError.directoryInUse(path: root)
         }
+        // Its time is the cache's last opening: another mount sharing the `cache_dir` sees it in use lately.
+        _ = futimens(fd, nil)
         return fd
     }
 

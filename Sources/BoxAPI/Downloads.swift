@@ -46,11 +46,13 @@ extension BoxClient {
     /// request instead of two. For a caller that expects the file to be read soon.
     public func prepareDownload(fileID: String, version: String, locations: DownloadLocations) async throws {
         let key = DownloadLocations.key(fileID: fileID, version: version)
-        guard locations.location(for: key) == nil else { return }
+        // Known, or being asked for by a read or another preparation: nothing to do.
+        guard locations.claimAhead(key) else { return }
+        var learnt: String?
+        defer { locations.settle(key, with: learnt, ahead: true) }
         // A one-byte range: should the API answer with content instead of a redirect, little moves.
-        let (location, _) = try await contentLocation(
+        (learnt, _) = try await contentLocation(
             fileID: fileID, version: version, rangeHeaders: [("Range", "bytes=0-0")], destination: .memory)
-        if let location { locations.remember(location, for: key) }
     }
 
     private static func rangeHeaders(_ range: Range<Int64>?) -> [(String, String)] {
@@ -66,13 +68,16 @@ extension BoxClient {
         locations: (cache: DownloadLocations, key: String)?, mayRenewLocation: Bool
     ) async throws -> HTTPResponse {
         let location: String
-        if let remembered = locations.flatMap({ $0.cache.location(for: $0.key) }) {
+        if let locations, case .known(let remembered) = await locations.cache.lookUp(locations.key) {
             location = remembered
         } else {
+            // Asking (with `locations`, as the one caller that does for this key: see `lookUp`).
+            var learnt: String?
+            defer { if let locations { locations.cache.settle(locations.key, with: learnt) } }
             let (fresh, answer) = try await contentLocation(
                 fileID: fileID, version: version, rangeHeaders: rangeHeaders, destination: destination)
             guard let fresh else { return answer }
-            if let locations { locations.cache.remember(fresh, for: locations.key) }
+            learnt = fresh
             location = fresh
         }
         var fetch = BoxRequest.get(location)

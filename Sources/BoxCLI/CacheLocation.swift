@@ -6,7 +6,7 @@ import Foundation
 enum CacheLocation {
     /// `<cache_dir>/<sha256(endpoint + user id) prefix>`, created 0700.
     static func accountDirectory(options: MountOptions, endpoint: String, userID: String) -> URL {
-        let base = options.cacheDirectory.map { URL(fileURLWithPath: $0) } ?? defaultBase()
+        let base = base(options: options)
         let account = SHA256.hash(data: Data("\(endpoint)\n\(userID)".utf8)).prefix(8)
             .map { String(format: "%02x", $0) }.joined()
         try? FileManager.default.createDirectory(at: base, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -16,11 +16,15 @@ enum CacheLocation {
     /// The log of a background daemon where syslog is missing: `<cache_dir>/logs/<mountpoint>.log`
     /// (the path's slashes as dashes, e.g. `home-me-Box.log`).
     static func defaultLogFile(options: MountOptions, mountpoint: String) -> String {
-        let base = options.cacheDirectory.map { URL(fileURLWithPath: $0) } ?? defaultBase()
-        let logs = base.appendingPathComponent("logs")
+        let logs = base(options: options).appendingPathComponent("logs")
         try? FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let name = mountpoint.split(separator: "/").joined(separator: "-")
         return logs.appendingPathComponent((name.isEmpty ? "root" : name) + ".log").path
+    }
+
+    /// `cache_dir`, or its default.
+    static func base(options: MountOptions) -> URL {
+        options.cacheDirectory.map { URL(fileURLWithPath: $0) } ?? defaultBase()
     }
 
     static func defaultBase() -> URL {

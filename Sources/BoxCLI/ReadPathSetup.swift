@@ -7,8 +7,12 @@ import Transfers
 
 /// Builds the read path's block store: the disk cache (unless `cache=off`) and the fetcher.
 enum ReadPathSetup {
-    /// Bytes of fetched-but-unread blocks kept in memory across all open files.
-    static let memoryCapacity = 64 << 20
+    /// Bytes of fetched blocks kept in memory across all open files (read-ahead takes three quarters).
+    /// Tests lower it with `BOXFS_TEST_READ_MEMORY` (bytes, at least 4 MiB), to go beyond it with a few readers.
+    static var memoryCapacity: Int {
+        let override = ProcessInfo.processInfo.environment["BOXFS_TEST_READ_MEMORY"].flatMap { Int($0) }
+        return override.map { max($0, 4 << 20) } ?? 64 << 20
+    }
 
     static func makeStore(options: MountOptions, endpoint: String, userID: String, client: BoxClient, logger: Logger) -> BlockStore {
         var disk: BlockCache?
@@ -18,9 +22,16 @@ enum ReadPathSetup {
                 try FileManager.default.createDirectory(
                     at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 let minimumFree = options.cacheMinimumFree ?? BlockCache.defaultMinimumFree(directory: directory)
+                // cache_size holds for the whole cache_dir: other accounts' and servers' caches in it count.
+                let sharing = SharedCacheDirectory.share(
+                    base: CacheLocation.base(options: options), own: directory, limit: options.cacheSize)
+                if sharing.trimmed > 0 { logger.info("trimmed \(sharing.trimmed) bytes of unused caches in cache_dir") }
                 disk = try BlockCache(
-                    directory: directory, capacity: options.cacheSize, minimumFree: minimumFree, logger: logger)
-                logger.info("block cache at \(directory.path), limit \(options.cacheSize) bytes, keeping \(minimumFree) bytes free")
+                    directory: directory, capacity: sharing.capacity, minimumFree: minimumFree, logger: logger)
+                logger.info("""
+                    block cache at \(directory.path), limit \(sharing.capacity) bytes of cache_size \(options.cacheSize) \
+                    (\(sharing.inUse) in use by other mounts, \(sharing.idle) kept by idle caches), keeping \(minimumFree) bytes free
+                    """)
             } catch {
                 logger.warning("block cache disabled: \(error)")
             }

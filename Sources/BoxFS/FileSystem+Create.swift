@@ -17,8 +17,8 @@ extension FileSystem {
             contentCreatedAt: now, contentModifiedAt: now, parentID: folder.id)
         let staging = try StagingFile(path: writeBack.newStagingPath(), create: true)
         do {
-            let entry = try withRoom(for: 0) {
-                try writeBack.journal.record(
+            let entry = try await withRoom(for: 0) {
+                try await writeBack.journal.recordGrouped(
                     stagingPath: staging.path, target: .newFile(parentID: folder.id, name: name), contentModifiedAt: now)
             }
             try await writeBack.uploader.fileOpened(entry.id)

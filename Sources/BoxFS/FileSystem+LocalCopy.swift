@@ -71,8 +71,8 @@ extension FileSystem {
             return try await journaling.run(number) { [self] in
                 guard let file = locals.withLock({ $0.file(number) }), !file.unlinked else { return nil }
                 if let entryID = file.entryID { return entryID }
-                let entry = try withRoom(for: 0) {
-                    try writeBack.journal.record(
+                let entry = try await withRoom(for: 0) {
+                    try await writeBack.journal.recordGrouped(
                         stagingPath: file.staging.path, target: file.target, contentModifiedAt: file.item.contentModifiedAt)
                 }
                 try await writeBack.uploader.fileOpened(entry.id)

@@ -35,12 +35,28 @@ extension FileSystem {
         do {
             return try body()
         } catch {
-            let full = (error as? FSError)?.errno == ENOSPC || (error as? WriteBackError)?.diskFull == true
-            guard full, store.giveWay(max(Int64(bytes), 16 << 20)) else {
-                if full { logger.warning("the disk holding the local copies and the journal is full: \(error)") }
-                throw error
-            }
+            guard gaveWay(after: error, bytes: bytes) else { throw error }
             return try body()
         }
+    }
+
+    /// `withRoom` for a write that suspends (the journal's grouped commits).
+    func withRoom<T>(for bytes: Int, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            guard gaveWay(after: error, bytes: bytes) else { throw error }
+            return try await body()
+        }
+    }
+
+    /// Whether `error` is a full disk and the block cache freed room for another try.
+    private func gaveWay(after error: any Error, bytes: Int) -> Bool {
+        let full = (error as? FSError)?.errno == ENOSPC || (error as? WriteBackError)?.diskFull == true
+        guard full, store.giveWay(max(Int64(bytes), 16 << 20)) else {
+            if full { logger.warning("the disk holding the local copies and the journal is full: \(error)") }
+            return false
+        }
+        return true
     }
 }

@@ -11,6 +11,13 @@ import Synchronization
 /// then fetched. Fetches are block-aligned HTTP ranges; concurrent readers of the same blocks share
 /// one fetch. A streamed fetch hands out each block as soon as its bytes are in (see `RangeFetch`);
 /// arrived blocks move to memory and, in the background, to the disk cache.
+///
+/// No block is fetched twice for readers that keep reading: read-ahead (`prefetch(_:of:withinBudget:)`)
+/// starts only while the bytes in flight and the fetched blocks nobody has read yet fit `aheadBudget`, a
+/// share of the memory capacity, so memory never has to evict an unread block for room. (Without it, 64
+/// readers' read-ahead, 24 MiB each, overflowed 64 MiB of memory: unread blocks were evicted, and those the
+/// disk writer, far behind, had not stored were fetched again, 18–27 % of the bytes.) What a reader cannot
+/// read ahead now it asks for at its next read (`FileReader`); what it needs now is always fetched.
 /// Lock order: `state` before a `RangeFetch`'s lock; the disk cache has its own lock and is never
 /// called under `state`.
 public final class BlockStore: Sendable {
@@ -43,7 +50,14 @@ public final class BlockStore: Sendable {
         /// `maximumVerifiedInMemory`: forgetting one only costs its pages at the next open). The disk cache keeps
         /// its own markers.
         var verified: Set<FileVersion> = []
+        /// Bytes of blocks in flight (not arrived yet), counted against `aheadBudget` with unread memory.
+        var inFlightBytes = 0
     }
+
+    /// Bytes that read-ahead may keep in flight or fetched-but-unread, across all readers: three quarters
+    /// of the memory capacity (the rest holds read blocks for readers close behind, and what readers
+    /// fetch for their current read beyond it).
+    let aheadBudget: Int
 
     static let maximumVerifiedInMemory = 4096
 
@@ -99,36 +113,76 @@ public final class BlockStore: Sendable {
         self.stallTimeout = stallTimeout
         self.logger = logger
         self.state = Mutex(State(memory: MemoryBlocks(capacity: memoryCapacity)))
+        self.aheadBudget = memoryCapacity / 4 * 3
     }
 
     /// Starts fetching the blocks of `range` (block-aligned) that are neither held nor in flight.
     /// Returns at once; readers pick the blocks up with `block(_:of:)`.
-    public func prefetch(_ range: Range<Int64>, of file: RemoteFile) {
+    ///
+    /// `withinBudget` (read-ahead): starts only as many blocks as `aheadBudget` has room for, and returns
+    /// the rest of the range, not started (nil when all of it is under way or here).
+    @discardableResult
+    public func prefetch(_ range: Range<Int64>, of file: RemoteFile, withinBudget: Bool = false) -> Range<Int64>? {
         let first = range.lowerBound / blockSize, last = (range.upperBound - 1) / blockSize
-        guard first <= last else { return }
-        // Find the span still missing (a prefix or suffix may already be here), then fetch it in one request.
-        var missing: [Int64] = []
-        for index in first...last where !isAvailable(index, of: file) { missing.append(index) }
-        guard let low = missing.first, let high = missing.last else { return }
-        start(low * blockSize..<min(file.size, (high + 1) * blockSize), of: file)
+        guard first <= last else { return nil }
+        // Each run of missing blocks is one request; blocks already here or in flight are never asked again.
+        var index = first
+        while index <= last {
+            guard !isAvailable(index, of: file) else {
+                index += 1
+                continue
+            }
+            var high = index
+            while high < last, !isAvailable(high + 1, of: file) { high += 1 }
+            if withinBudget {
+                let room = state.withLock { aheadBudget - $0.memory.unreadBytes - $0.inFlightBytes }
+                let fits = Int64(max(0, room)) / blockSize
+                guard fits > 0 else { return index * blockSize..<range.upperBound }
+                high = min(high, index + fits - 1)
+            }
+            start(index * blockSize..<min(file.size, (high + 1) * blockSize), of: file)
+            index = high + 1
+        }
+        return nil
     }
 
-    /// The bytes of block `index` (shorter only at the end of the file).
-    public func block(_ index: Int64, of file: RemoteFile) async throws -> Data {
+    /// A reader of `file` is gone: the blocks it read ahead from block `index` on and never read count as
+    /// read, so they leave memory first and stop taking read-ahead's budget.
+    public func abandon(_ file: RemoteFile, from index: Int64) {
+        state.withLock { $0.memory.markRead(fileID: file.id, version: file.version, from: index) }
+    }
+
+    /// The bytes of block `index` (shorter only at the end of the file), of which the reader takes `taking`
+    /// bytes: once its readers took all of it, the block may leave memory first (see `MemoryBlocks.consume`).
+    public func block(_ index: Int64, of file: RemoteFile, taking bytes: Int = .max) async throws -> Data {
         let key = MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)
-        let held = state.withLock { state -> (Data?, RangeFetch?) in (state.memory.get(key), state.inFlight[key]) }
+        let held = state.withLock { state -> (Data?, RangeFetch?) in (state.memory.consume(key, bytes: bytes), state.inFlight[key]) }
         if let data = held.0 { return data }
-        if let fetch = held.1 { return try await fetch.block(index) }
-        if let data = disk?.read(fileID: file.id, version: file.version, block: Int(index)) {
-            state.withLock { $0.memory.put(key, data, wasRead: true) }
+        if let fetch = held.1 { return try await read(index, from: fetch, key: key, taking: bytes) }
+        // Waiting for the disk writer, or on disk.
+        if let data = writer?.queued(fileID: file.id, version: file.version, block: index)
+            ?? disk?.read(fileID: file.id, version: file.version, block: Int(index))
+        {
+            state.withLock { state in
+                state.memory.put(key, data)
+                _ = state.memory.consume(key, bytes: bytes)
+            }
             return data
         }
         // Another reader's fetch may have brought the block (or started) while the disk was read.
-        let again = state.withLock { state -> (Data?, RangeFetch?) in (state.memory.get(key), state.inFlight[key]) }
+        let again = state.withLock { state -> (Data?, RangeFetch?) in (state.memory.consume(key, bytes: bytes), state.inFlight[key]) }
         if let data = again.0 { return data }
-        if let fetch = again.1 { return try await fetch.block(index) }
+        if let fetch = again.1 { return try await read(index, from: fetch, key: key, taking: bytes) }
         let range = index * blockSize..<min(file.size, (index + 1) * blockSize)
-        return try await start(range, of: file).block(index)
+        return try await read(index, from: start(range, of: file), key: key, taking: bytes)
+    }
+
+    /// A block from its fetch. Arrived blocks go to memory as unread; what the reader took counts once it
+    /// has (a block taken whole would otherwise hold read-ahead's budget until evicted).
+    private func read(_ index: Int64, from fetch: RangeFetch, key: MemoryBlocks.Key, taking bytes: Int) async throws -> Data {
+        let data = try await fetch.block(index)
+        state.withLock { _ = $0.memory.consume(key, bytes: bytes) }
+        return data
     }
 
     /// Starts learning where `file`'s content can be downloaded, without fetching any of it, so its
@@ -182,6 +236,7 @@ public final class BlockStore: Sendable {
             state.memory.remove(fileID: fileID)
             state.verified = state.verified.filter { $0.id != fileID }
         }
+        writer?.forget(fileID: fileID)
         disk?.remove(fileID: fileID)
     }
 
@@ -208,7 +263,8 @@ public final class BlockStore: Sendable {
     private func isAvailable(_ index: Int64, of file: RemoteFile) -> Bool {
         let key = MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)
         let inMemory = state.withLock { $0.inFlight[key] != nil || $0.memory.contains(key) }
-        return inMemory || disk?.has(fileID: file.id, version: file.version, block: Int(index)) == true
+        return inMemory || writer?.queued(fileID: file.id, version: file.version, block: index) != nil
+            || disk?.has(fileID: file.id, version: file.version, block: Int(index)) == true
     }
 
     /// Starts one range fetch and registers its blocks as in flight. Checking and registering happen
@@ -220,14 +276,15 @@ public final class BlockStore: Sendable {
         if let existing = state.withLock({ $0.inFlight[firstKey] }) { return existing }
         let streams = if case .stream = source { true } else { false }
         let fetch = RangeFetch(range: range, blockSize: blockSize, pool: streams ? pool : nil) {
-            [weak self] fetch, index, data, awaited in
-            self?.arrived(index, data, of: file, from: fetch, wasAwaited: awaited)
+            [weak self] fetch, index, data, _ in
+            self?.arrived(index, data, of: file, from: fetch)
         }
         let (chosen, isNew) = state.withLock { state -> (RangeFetch, Bool) in
             if let existing = state.inFlight[firstKey] { return (existing, false) }
             for index in fetch.blockIndexes {
                 state.inFlight[MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)] = fetch
             }
+            state.inFlightBytes += Int(range.count)
             return (fetch, true)
         }
         if isNew { run(fetch, of: file) }
@@ -284,10 +341,12 @@ public final class BlockStore: Sendable {
     }
 
     /// A block of a fetch is complete: it moves from in flight to memory, and to the disk cache.
-    private func arrived(_ index: Int64, _ data: Data, of file: RemoteFile, from fetch: RangeFetch, wasAwaited: Bool) {
+    private func arrived(_ index: Int64, _ data: Data, of file: RemoteFile, from fetch: RangeFetch) {
         let key = MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)
         state.withLock { state in
-            state.memory.put(key, data, wasRead: wasAwaited)
+            // Unread even if a reader waited: it marks the block read once it has read it to the end.
+            state.memory.put(key, data)
+            state.inFlightBytes -= data.count
             if state.inFlight[key] === fetch { state.inFlight[key] = nil }
             state.verified.remove(FileVersion(file))
         }
@@ -305,6 +364,8 @@ public final class BlockStore: Sendable {
             for index in missing {
                 let key = MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)
                 if state.inFlight[key] === fetch { state.inFlight[key] = nil }
+                let start = max(index * blockSize, fetch.range.lowerBound)
+                state.inFlightBytes -= Int(min((index + 1) * blockSize, fetch.range.upperBound) - start)
             }
         }
     }

@@ -15,6 +15,9 @@ import Synchronization
 /// 1 GiB read on this VM, where creating a file costs ~0.5 ms). Only past `hardLimit` (many
 /// readers at once) are blocks left out of the cache.
 ///
+/// Blocks waiting to be written can be read (`queued`): a block memory let go of before its write landed
+/// is not fetched again.
+///
 /// Blocks queued before the process exits are still written: an `atexit` handler waits (up to
 /// `exitGrace`) for every writer, so a file read just before unmounting is in the cache at the
 /// next mount.
@@ -24,6 +27,8 @@ final class DiskWriter: Sendable {
     let hardLimit: Int
     private let queues = (0..<2).map { DispatchQueue(label: "boxfs.blockcache.writer.\($0)", qos: .utility) }
     private let state = Mutex((pending: 0, waiters: [CheckedContinuation<Void, Never>]()))
+    /// The blocks waiting to be written, by file, version and index (never locked together with `state`).
+    private let waiting = Mutex<[MemoryBlocks.Key: Data]>([:])
     private let logger: Logger
 
     /// Every write of every writer, from queueing to done (what the exit handler waits for).
@@ -53,14 +58,29 @@ final class DiskWriter: Sendable {
             logger.debug("disk cache writer is far behind; \(bytes) bytes of file \(file.id) not cached")
             return
         }
+        waiting.withLock { waiting in
+            for block in blocks { waiting[MemoryBlocks.Key(fileID: file.id, version: file.version, index: block.index)] = block.data }
+        }
         for block in blocks {
             Self.inProgress.enter()
             queues[Int(block.index % Int64(queues.count))].async { [self] in
                 cache.write(fileID: file.id, version: file.version, block: Int(block.index), data: block.data)
+                let key = MemoryBlocks.Key(fileID: file.id, version: file.version, index: block.index)
+                _ = waiting.withLock { $0.removeValue(forKey: key) }
                 written(block.data.count)
                 Self.inProgress.leave()
             }
         }
+    }
+
+    /// Blocks of this file queued for writing are no longer read from here (their bytes proved wrong).
+    func forget(fileID: String) {
+        waiting.withLock { waiting in waiting = waiting.filter { $0.key.fileID != fileID } }
+    }
+
+    /// A block queued for writing and not written yet.
+    func queued(fileID: String, version: String, block index: Int64) -> Data? {
+        waiting.withLock { $0[MemoryBlocks.Key(fileID: fileID, version: version, index: index)] }
     }
 
     /// Returns when no more than `softLimit` bytes wait to be written.

@@ -34,6 +34,9 @@ public final class FileReader: Sendable {
     private let store: BlockStore
     private let logger: Logger
     private let planner: Mutex<ReadAheadPlanner>
+    /// Read-ahead the planner asked for that the store had no budget for yet, asked for again at the next
+    /// read (see `BlockStore.prefetch(_:of:withinBudget:)`).
+    private let deferred = Mutex<[Range<Int64>]>([])
     private let verifier: Mutex<WholeFileVerifier>  // only touched on `hashing`, so never contended
     private let hashing: DispatchQueue
     /// Bytes handed to `hashing` and not hashed yet.
@@ -47,6 +50,12 @@ public final class FileReader: Sendable {
     /// once. The kernel retries a failed read-ahead as a plain read of the same pages; that retry must
     /// not wait for a second stall (a new open tries again).
     private let stalled = Mutex<[Int64: TransferError]>([:])
+
+    /// Read-ahead not read by now is the first to leave memory.
+    deinit {
+        let end = planner.withLock { $0.streamEnd } ?? 0
+        store.abandon(file, from: end / store.blockSize)
+    }
 
     public init(file: RemoteFile, store: BlockStore, logger: Logger) {
         self.file = file
@@ -63,18 +72,16 @@ public final class FileReader: Sendable {
         let end = min(offset + Int64(length), file.size)
         guard offset >= 0, offset < end else { return Data() }
         if let failure = failure.withLock({ $0 }) { throw failure }
-        let plan = planner.withLock { $0.plan(offset: offset, length: length) }
-        for range in plan.fetches { store.prefetch(range, of: file) }
-        await store.waitForDiskWriter()
-
         let blockSize = store.blockSize
         let first = offset / blockSize, last = (end - 1) / blockSize
+        fetch(planner.withLock { $0.plan(offset: offset, length: length) }, needed: first * blockSize..<(last + 1) * blockSize)
+        await store.waitForDiskWriter()
         if let stall = stalled.withLock({ stalled in (first...last).first { stalled[$0] != nil }.flatMap { stalled[$0] } }) {
             throw stall
         }
         if first == last {
             // The common case (reads of up to 1 MiB, block-aligned by the kernel): a slice, no copy.
-            let block = try await block(first)
+            let block = try await block(first, taking: Int(end - offset))
             let from = Int(offset - first * blockSize), to = Int(end - first * blockSize)
             guard to <= block.count else { throw TransferError.shortRead(expectedAt: offset) }
             let result = block[block.startIndex + from..<block.startIndex + to]
@@ -83,8 +90,8 @@ public final class FileReader: Sendable {
         }
         var result = Data(capacity: Int(end - offset))
         for index in first...last {
-            let block = try await block(index)
             let blockStart = index * blockSize
+            let block = try await block(index, taking: Int(min(end, blockStart + blockSize) - max(offset, blockStart)))
             let from = Int(max(offset, blockStart) - blockStart)
             let to = Int(min(end, blockStart + Int64(block.count)) - blockStart)
             guard from < to else { throw TransferError.shortRead(expectedAt: max(offset, blockStart)) }
@@ -94,10 +101,32 @@ public final class FileReader: Sendable {
         return result
     }
 
-    /// One block from the store; a stall is remembered for this handle.
-    private func block(_ index: Int64) async throws -> Data {
+    /// Starts what `plan` asks for after the read-ahead deferred before it: the `needed` blocks always, the
+    /// rest as the store's read-ahead budget allows (what it declines waits for the next read).
+    private func fetch(_ plan: ReadAheadPlanner.Plan, needed: Range<Int64>) {
+        let earlier = deferred.withLock { deferred in
+            defer { deferred = [] }
+            return plan.isSequential ? deferred : []
+        }
+        var declined: [Range<Int64>] = []
+        for range in earlier + plan.fetches where range.upperBound > needed.lowerBound {
+            let demand = range.clamped(to: range.lowerBound..<max(range.lowerBound, needed.upperBound))
+            if !demand.isEmpty { store.prefetch(demand, of: file) }
+            guard range.upperBound > needed.upperBound else { continue }
+            let ahead = max(range.lowerBound, needed.upperBound)..<range.upperBound
+            if !declined.isEmpty {
+                declined.append(ahead)
+            } else if let rest = store.prefetch(ahead, of: file, withinBudget: true) {
+                declined.append(rest)
+            }
+        }
+        if !declined.isEmpty { deferred.withLock { $0 = declined } }
+    }
+
+    /// One block from the store, of which the read takes `bytes`; a stall is remembered for this handle.
+    private func block(_ index: Int64, taking bytes: Int) async throws -> Data {
         do {
-            return try await store.block(index, of: file)
+            return try await store.block(index, of: file, taking: bytes)
         } catch let error as TransferError {
             if case .stalled = error { stalled.withLock { $0[index] = error } }
             throw error

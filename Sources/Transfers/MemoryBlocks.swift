@@ -11,6 +11,12 @@ import Foundation
 /// Read blocks are also kept within a quarter of the capacity (for a second reader close behind),
 /// so their buffers go back to the pool soon and are reused while still mapped.
 /// The bound is what keeps the daemon's memory flat while several large files stream at once.
+///
+/// Unread blocks are evicted only past `hardCapacity` (four times `capacity`): evicting one means fetching
+/// it again, and the store keeps read-ahead within a share of `capacity` (`BlockStore.aheadBudget`), so
+/// unread blocks beyond `capacity` are only what readers are reading now (each reader's block read in part,
+/// the kernel's reads in flight), bounded by the number of readers. The hard bound is for readers that
+/// leave blocks half read and never come back.
 struct MemoryBlocks {
     struct Key: Hashable {
         let fileID: String
@@ -22,6 +28,8 @@ struct MemoryBlocks {
         var data: Data
         var tick: UInt64
         var wasRead: Bool
+        /// Bytes of it handed to readers so far (`consume`).
+        var consumed = 0
     }
 
     private var blocks: [Key: Entry] = [:]
@@ -31,6 +39,9 @@ struct MemoryBlocks {
     private(set) var readBytes = 0
     let capacity: Int
     var readCapacity: Int { capacity / 4 }
+    var hardCapacity: Int { capacity * 4 }
+    /// Bytes of blocks nobody has read yet (read-ahead waiting for its reader).
+    var unreadBytes: Int { bytes - readBytes }
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -50,6 +61,20 @@ struct MemoryBlocks {
         return entry.data
     }
 
+    /// The block, of which a reader takes `bytes`: it counts as read once its readers took as many bytes as
+    /// it holds. The kernel reads a 1 MiB block in pieces, out of order: evicting it after the piece at its
+    /// end would fetch it again for a piece before.
+    mutating func consume(_ key: Key, bytes: Int) -> Data? {
+        guard var entry = blocks[key] else { return nil }
+        entry.consumed = bytes >= entry.data.count - entry.consumed ? entry.data.count : entry.consumed + bytes
+        guard entry.consumed >= entry.data.count else {
+            blocks[key] = entry
+            return entry.data
+        }
+        blocks[key] = entry
+        return get(key)
+    }
+
     /// Whether the block is held, without marking it read.
     func contains(_ key: Key) -> Bool { blocks[key] != nil }
 
@@ -65,14 +90,22 @@ struct MemoryBlocks {
         evict(until: { $0.bytes <= $0.capacity && $0.readBytes <= $0.readCapacity }, keeping: key)
     }
 
+    /// Counts every held block of this file version from block `index` on as read, so it goes first: its
+    /// reader is gone (closed the file).
+    mutating func markRead(fileID: String, version: String, from index: Int64) {
+        for key in blocks.keys where key.fileID == fileID && key.version == version && key.index >= index {
+            _ = get(key)
+        }
+    }
+
     mutating func remove(fileID: String) {
         for key in blocks.keys where key.fileID == fileID { drop(key) }
     }
 
     /// Evicts (oldest read first, then oldest unread) until `done`, never `kept` (the block just added
-    /// or read), and only read blocks while just the read budget is exceeded.
+    /// or read), and unread blocks only beyond `hardCapacity`.
     private mutating func evict(until done: (MemoryBlocks) -> Bool, keeping kept: Key) {
-        while !done(self), let victim = nextVictim(excluding: kept, onlyRead: bytes <= capacity) {
+        while !done(self), let victim = nextVictim(excluding: kept, onlyRead: bytes <= hardCapacity) {
             drop(victim)
         }
     }

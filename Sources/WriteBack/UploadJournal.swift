@@ -7,9 +7,11 @@ import GRDB
 ///
 /// The filesystem core calls `record` before it acknowledges the first write to a file; the
 /// uploader reads `pending()` at start and keeps session progress here, so a restart resumes
-/// where the last process stopped. Safe to use from any thread (GRDB serialises writes).
+/// where the last process stopped. Safe to use from any thread. Writes go through `GroupCommit`:
+/// those made at the same time share one transaction and one fsync.
 public final class UploadJournal: Sendable {
     let database: DatabasePool
+    let commits: GroupCommit
     public let path: String
 
     /// Opens (creating if needed) `journal.sqlite` in `directory`.
@@ -24,6 +26,7 @@ public final class UploadJournal: Sendable {
                 try db.execute(sql: "PRAGMA synchronous = FULL")
             }
             database = try DatabasePool(path: path, configuration: configuration)
+            commits = GroupCommit(database: database)
             try JournalSchema.migrator().migrate(database)
             try pruneOwnVersions()
         } catch {
@@ -35,7 +38,28 @@ public final class UploadJournal: Sendable {
     @discardableResult
     public func record(stagingPath: String, target: UploadTarget, contentModifiedAt: Date?) throws -> UploadEntry {
         let now = Date()
-        let id = try write { db -> Int64 in
+        let id = try write(Self.insert(stagingPath: stagingPath, target: target, contentModifiedAt: contentModifiedAt, now: now))
+        return UploadEntry(
+            id: id, stagingPath: stagingPath, target: target, contentModifiedAt: contentModifiedAt, createdAt: now)
+    }
+
+    /// Records a dirty file, as `record` does, without holding a thread of the caller's: the task waits
+    /// while the commit that takes it (with whatever else was recorded meanwhile) is synced elsewhere.
+    @discardableResult
+    public func recordGrouped(stagingPath: String, target: UploadTarget, contentModifiedAt: Date?) async throws
+        -> UploadEntry
+    {
+        let now = Date()
+        let id = try await commits.write(
+            Self.insert(stagingPath: stagingPath, target: target, contentModifiedAt: contentModifiedAt, now: now))
+        return UploadEntry(
+            id: id, stagingPath: stagingPath, target: target, contentModifiedAt: contentModifiedAt, createdAt: now)
+    }
+
+    private static func insert(stagingPath: String, target: UploadTarget, contentModifiedAt: Date?, now: Date)
+        -> @Sendable (Database) throws -> Int64
+    {
+        { db in
             try db.execute(
                 sql: """
                     INSERT INTO upload (staging_path, parent_id, name, file_id, base_etag, base_sha1,
@@ -46,8 +70,6 @@ public final class UploadJournal: Sendable {
                 ])
             return db.lastInsertedRowID
         }
-        return UploadEntry(
-            id: id, stagingPath: stagingPath, target: target, contentModifiedAt: contentModifiedAt, createdAt: now)
     }
 
     /// Every entry not yet uploaded, oldest first.
@@ -117,11 +139,9 @@ public final class UploadJournal: Sendable {
         }
     }
 
-    func write<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try database.write(body) } catch {
-            let full = (error as? DatabaseError)?.resultCode == .SQLITE_FULL
-            throw WriteBackError("journal write failed: \(error)", diskFull: full)
-        }
+    /// A write in the next group commit; durable when this returns.
+    func write<T>(_ body: @escaping (Database) throws -> T) throws -> T {
+        try commits.write(body)
     }
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {

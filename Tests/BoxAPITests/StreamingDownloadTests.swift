@@ -146,6 +146,51 @@ final class DownloadLocationTests: BoxSimClientTestCase {
         XCTAssertEqual(calls, 1, "the read itself is one request")
     }
 
+    func testRangesOfAFileStartedTogetherAskForItsLocationOnce() async throws {
+        let seed = try SeedTree.make(largeFiles: ["big.bin": 8 << 20])
+        let expected = try Data(contentsOf: seed.appendingPathComponent("big.bin"))
+        let (sim, client) = try await start(seed: seed)
+        let file = try await client.item(atPath: "/big.bin")
+        let api = BoxSimAPI(sim)
+        // A slow location answer: every range starts before the first learns where the content is.
+        try api.addFault(["path_prefix": "/2.0/files/\(file.id)/content", "method": "GET", "latency_ms": 300])
+        let locations = DownloadLocations()
+        let contentPath = "/2.0/files/\(file.id)/content"
+        let received = try await withThrowingTaskGroup(of: (Int64, Data?).self) { group in
+            for start in stride(from: Int64(0), to: 8 << 20, by: 1 << 20) {
+                group.addTask {
+                    let sink = OffsetCollector()
+                    _ = try await client.download(
+                        fileID: file.id, range: start..<start + (1 << 20), into: sink, locations: locations, version: "v")
+                    return (start, sink.contiguous(from: start))
+                }
+            }
+            return try await group.reduce(into: [Int64: Data?]()) { $0[$1.0] = $1.1 }
+        }
+        try api.clearFaults()
+        for (start, data) in received {
+            XCTAssertEqual(data, expected.subdata(in: Int(start)..<Int(start) + (1 << 20)), "range at \(start)")
+        }
+        let calls = try await logged(sim, path: contentPath, expected: 1)
+        try await Task.sleep(for: .milliseconds(200))
+        XCTAssertEqual(try sim.requestLog().filter { $0.path == contentPath }.count, 1, "one API call for 8 ranges")
+        XCTAssertEqual(calls, 1)
+    }
+
+    func testLocationsLearntAheadStayUntilUsedWhileUsedOnesMakeRoom() {
+        let locations = DownloadLocations(capacity: 3)
+        locations.remember("https://dl.test/used", for: "used")
+        XCTAssertNotNil(locations.location(for: "used"))
+        for key in ["a", "b", "c", "d"] { locations.remember("https://dl.test/" + key, for: key, ahead: true) }
+        XCTAssertNil(locations.location(for: "used"), "a used location made room")
+        for key in ["a", "b", "c", "d"] {
+            XCTAssertEqual(locations.location(for: key), "https://dl.test/" + key, "\(key), learnt ahead, is kept until used")
+        }
+        locations.remember("https://dl.test/e", for: "e")
+        XCTAssertEqual(locations.count, 3, "once used, they make room again")
+        XCTAssertEqual(locations.location(for: "e"), "https://dl.test/e")
+    }
+
     func testLocationsExpire() async throws {
         let locations = DownloadLocations(lifetime: .milliseconds(50), capacity: 2)
         locations.remember("https://dl.test/a", for: "a")

@@ -50,7 +50,7 @@ public final class MountFixture: Sendable {
 
     /// Mounts `source` of `boxsim` on a new temp folder with the boxsim endpoint and its developer token.
     public static func mount(
-        _ boxsim: BoxSimProcess, source: String = "box:", options: [String] = []
+        _ boxsim: BoxSimProcess, source: String = "box:", options: [String] = [], environment: [String: String] = [:]
     ) throws -> MountFixture {
         let mountpoint = FileManager.default.temporaryDirectory.appendingPathComponent("boxfs-mnt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: mountpoint, withIntermediateDirectories: true)
@@ -61,7 +61,7 @@ public final class MountFixture: Sendable {
         }
         let result = try runMount(
             source: source, mountpoint: mountpoint.path, options: ["endpoint=\(boxsim.baseURL)"] + options,
-            token: boxsim.developerToken)
+            token: boxsim.developerToken, extraEnvironment: environment)
         guard result.succeeded else {
             try? FileManager.default.removeItem(at: mountpoint)
             throw MountFixtureError.mountFailed(status: result.status, stderr: result.stderr)

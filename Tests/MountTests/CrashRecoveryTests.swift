@@ -42,6 +42,31 @@ final class CrashRecoveryTests: WriteTestCase {
         XCTAssertEqual(try boxNames(in: "keep"), ["one.txt", "two.txt"])
     }
 
+    /// Creates from parallel writers share journal commits: every file whose write returned is journaled,
+    /// so a kill right after the writers end loses none of them.
+    func testKillRightAfterParallelWritersOfNewFilesLosesNothing() async throws {
+        let mount = try await startAndMount(options: ["write_back_delay=60"])
+        let api = try self.api
+        let local = try makeTemporaryDirectory("parallel")
+        // Each writer stops at its first failure, and the script fails if any writer did.
+        let writers = (0..<8).map { writer in
+            "(for i in $(seq 1 25); do printf 'writer \(writer) file %s\\n%0*d' $i $i 0 > \"$DIR/w\(writer)-$i.txt\" || exit 1; done) & "
+                + "pids=\"$pids $!\"; "
+        }
+        let script = "mkdir -p \"$DIR\" || exit 1; pids=; " + writers.joined() + "for p in $pids; do wait $p || exit 1; done"
+        for directory in [local.path, mount.path("parallel")] {
+            let result = try Shell.bash(script, environment: ["DIR": directory])
+            XCTAssertEqual(result.status, 0, result.stderr)
+        }
+        try await crash(mount)
+        try mountWritable()
+        let expected = try TreeManifest.local(local)
+        XCTAssertEqual(expected.count, 200)
+        try await Poll.until("Box to hold every file of every writer", timeout: 90) {
+            try TreeManifest.box(api, folder: "parallel") == expected ? true : nil
+        }
+    }
+
     func testKillWhileSmallUploadsAreInFlightLosesAndDuplicatesNothing() async throws {
         let mount = try await startAndMount()
         let api = try self.api

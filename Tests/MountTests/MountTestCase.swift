@@ -9,10 +9,12 @@ class MountTestCase: XCTestCase {
     var mount: MountFixture?
 
     /// Starts boxsim with `seed` and mounts `source` of it.
-    func mountBoxSim(seed: URL, source: String = "box:", options: [String] = []) async throws -> MountFixture {
+    func mountBoxSim(
+        seed: URL, source: String = "box:", options: [String] = [], environment: [String: String] = [:]
+    ) async throws -> MountFixture {
         let sim = try await BoxSimProcess.start(seed: seed)
         boxsim = sim
-        let fixture = try MountFixture.mount(sim, source: source, options: options)
+        let fixture = try MountFixture.mount(sim, source: source, options: options, environment: environment)
         mount = fixture
         return fixture
     }

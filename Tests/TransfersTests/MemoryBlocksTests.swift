@@ -15,8 +15,32 @@ import Testing
         #expect(!memory.contains(key(3)))
         #expect((0..<3).allSatisfy { memory.contains(key($0)) } && memory.contains(key(4)))
         memory.put(key(5), block)
-        #expect(!memory.contains(key(0)), "with nothing read left, the oldest unread block goes")
-        #expect(memory.bytes <= 400)
+        #expect((0..<3).allSatisfy { memory.contains(key($0)) }, "unread blocks stay beyond the capacity")
+        #expect(memory.bytes == 500 && memory.unreadBytes == 500)
+    }
+
+    @Test func aBlockCountsAsReadOnceItsReadersTookAllItsBytes() {
+        var memory = MemoryBlocks(capacity: 400)
+        memory.put(key(0), block)
+        _ = memory.consume(key(0), bytes: 60)
+        #expect(memory.readBytes == 0, "a block read in part keeps its place")
+        _ = memory.consume(key(0), bytes: 40)
+        #expect(memory.readBytes == 100)
+        _ = memory.consume(key(0), bytes: .max)
+        _ = memory.consume(key(0), bytes: .max)
+        #expect(memory.readBytes == 100, "taken again, whole, any number of times")
+    }
+
+    @Test func unreadBlocksGoOnlyBeyondTheHardCapacityOldestFirst() {
+        var memory = MemoryBlocks(capacity: 400)
+        for index: Int64 in 0..<16 { memory.put(key(index), block) }
+        #expect(memory.bytes == 1600 && memory.hardCapacity == 1600)
+        memory.put(key(16), block)
+        #expect(!memory.contains(key(0)), "beyond four times the capacity, the oldest unread block goes")
+        #expect(memory.bytes == 1600)
+        memory.markRead(fileID: "1", version: "v", from: 10)
+        #expect(memory.unreadBytes == 900, "a gone reader's blocks count as read")
+        #expect(memory.bytes <= 1000 && memory.readBytes <= 100, "and leave first")
     }
 
     @Test func readBlocksStayWithinAQuarterOfTheCapacity() {
