@@ -137,7 +137,10 @@ extension FileSystem {
                     let moved = try await client.updateFile(id: item.id, name: wanted.name, parentID: wanted.parentID)
                     tree.withLock { tree in
                         if let old = item.parentID, old != moved.parentID { tree.removeFromListing(id: item.id, folderID: old) }
-                        if let parentID = moved.parentID { tree.upsert(moved, inFolder: parentID) }
+                        // Listed again only while its file is still shown here: an unlink or a replacing rename
+                        // that came meanwhile has taken it out, and must not find it back.
+                        let shown = locals.withLock { $0.file(itemID: item.id).map { !$0.unlinked } ?? false }
+                        if shown, let parentID = moved.parentID { tree.upsert(moved, inFolder: parentID) }
                     }
                 } catch {
                     logger.info("\"\(item.name)\" reached Box; renaming it to \"\(wanted.name)\" is left to its upload: \(error)")

@@ -142,6 +142,23 @@ extension WriteRaceTests {
         XCTAssertEqual(uploads.count, 1, "the content went up once")
     }
 
+    /// Defect (found by the reference-model tier): a file renamed during its first upload and deleted right after
+    /// it landed came back in the listing: the immediate rename on Box, answered after the unlink, put it back
+    /// into the cached listing.
+    func testAFileDeletedWhileItsRenameOnBoxIsAnsweredStaysDeleted() async throws {
+        // The upload's own move of the landed file waits write_back_delay; the mount's immediate one is slow to answer.
+        let mount = try await startAndMount(texts: ["keep.txt": "kept\n"], options: ["dir_cache_ttl=600", "write_back_delay=4"])
+        try await renameDuringFirstUpload("short-lived\n", from: "N.txt", to: "M.txt", in: mount, latency: 1000, faults: [
+            ["path_prefix": "/2.0/files/", "method": "PUT", "answer_latency_ms": 2000, "count": 1]])
+        try succeed(["rm", mount.path("M.txt")])
+        try await waitForAnswers("PUT", "/2.0/files/[0-9]+", status: 200)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        XCTAssertEqual(try succeed(["ls", mount.mountpoint.path]), "keep.txt\n")
+        try await waitUntilSettled(mount)
+        XCTAssertEqual(try boxNames(in: ""), ["keep.txt"])
+        XCTAssertEqual(try succeed(["ls", mount.mountpoint.path]), "keep.txt\n")
+    }
+
     /// Defect: a readdirplus answered from a folder snapshot taken before a rename handed the kernel the
     /// renamed file under its old name; the next write of the new name went to that node, the listing showed
     /// the old name, and its upload renamed the Box file back.
