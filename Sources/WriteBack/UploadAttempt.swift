@@ -166,16 +166,6 @@ struct UploadAttempt: Sendable {
                         metadata: ["file": "\(earlier.id)"])
             return .earlierUpload((try? await client.file(id: earlier.id)) ?? earlier)
         }
-        // A file at this name whose current version this mount made (a leftover of its own, e.g. an upload that
-        // landed under a name since replaced, whose removal a kill cut short) is older than anything the mount
-        // writes later: built on, as for a 412, not kept beside it as a conflicted copy.
-        if error.isNameInUse, target.fileID == nil,
-            let own = error.conflicts.first(where: { $0.kind == .file && isOwnVersion($0) })
-        {
-            logger.info("the name is held by an earlier upload of this mount; sending this as its next version",
-                        metadata: ["file": "\(own.id)"])
-            return .earlierUpload((try? await client.file(id: own.id)) ?? own)
-        }
         if error.isPreconditionFailed, let fileID = target.fileID {
             do {
                 let current = try await client.file(id: fileID)
