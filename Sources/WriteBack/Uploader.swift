@@ -126,6 +126,12 @@ public actor Uploader {
         continuation.yield(event)
     }
 
+    /// A chunked upload of the entry still sending parts (its commit cannot be on the wire yet): safe to stop.
+    private func isSendingParts(_ id: Int64) -> Bool {
+        guard let sent = progress.get(id) else { return false }
+        return sent.total >= configuration.chunkedThreshold && sent.done < sent.total
+    }
+
     /// The core is about to delete the entry's file on Box: no attempt may run meanwhile, or it would meet the
     /// deletion (404), take it for someone else's, and send the content up again as a new file. Waits for an
     /// attempt under way (a large one still sending parts is stopped, and sent again if the entry is
@@ -133,7 +139,7 @@ public actor Uploader {
     public func hold(_ id: Int64) async {
         held.insert(id)
         guard let attempt = running[id] else { return }
-        if let sent = progress.get(id), sent.total >= configuration.chunkedThreshold, sent.done < sent.total {
+        if isSendingParts(id) {
             attempt.cancel()
         }
         await attempt.value
@@ -155,7 +161,7 @@ public actor Uploader {
         // An upload that may already be stored by Box (a direct one, or a session whose parts are all
         // sent, so its commit may be on the wire) is let finish, so what it made is known and can be
         // removed or built on; a session still sending parts is stopped before it can commit.
-        if let sent = progress.get(id), sent.total >= configuration.chunkedThreshold, sent.done < sent.total {
+        if isSendingParts(id) {
             attempt?.cancel()
         }
         timers.removeValue(forKey: id)?.cancel()
