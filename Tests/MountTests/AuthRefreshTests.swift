@@ -13,6 +13,9 @@ final class AuthRefreshTests: AuthMountTestCase {
         XCTAssertEqual(try Shell.run(["ls", mountpoint.appendingPathComponent("many").path]).status, 0)
         let before = try lastSequence()
         try expire(try stored())
+        // Each file request waits 300 ms before boxsim looks at its token, so the reads are on the wire together
+        // when the first 401 comes back (without it, on a quiet machine, one read could meet it alone).
+        try control("POST", "faults", #"{"path_prefix":"/2.0/files","latency_ms":300}"#)
         try readConcurrently((0..<64).map { mountpoint.appendingPathComponent("many/f\($0).txt").path })
         let calls = try tokenCalls(after: before)
         XCTAssertEqual(calls.map(\.status), [200], "exactly one refresh for 64 readers: \(calls)")
