@@ -13,6 +13,7 @@ extension FileSystem {
         do { pending = try writeBack.journal.pending() } catch { throw FSError(error, context: "reading the journal") }
         for entry in pending { recover(entry, writeBack: writeBack) }
         removeOrphanStagingFiles(keeping: Set(pending.map(\.stagingPath)), in: writeBack.stagingDirectory)
+        removeJournaledLeftovers(writeBack.journal)
         // Synchronously, inside the uploader: the core's view of each entry is never behind it.
         await writeBack.uploader.setEventSink { [self] event in handle(event) }
         await writeBack.uploader.setBeforeSending { [cleanups] folderID in await cleanups.settle([folderID]) }
@@ -77,7 +78,7 @@ extension FileSystem {
         case .conflict(let entryID, let original, let copyName):
             conflicted(entryID: entryID, original: original, copyName: copyName)
         case .stray(_, let item):
-            deleteFromBox(item, reason: "an upload that landed under a name since replaced")
+            removeLeftover(Leftover(item), reason: "an upload that landed under a name since replaced")
         case .failed:
             break  // logged and kept by the uploader; shown by `boxfs status`
         }
@@ -121,9 +122,9 @@ extension FileSystem {
         switch outcome {
         case .orphan:
             // Deleted here while the upload ran, and a new file landed anyway.
-            if isFinal, target.fileID == nil { deleteFromBox(item, reason: "a file deleted while it was uploading") }
+            if isFinal, target.fileID == nil { removeLeftover(Leftover(item), reason: "a file deleted while it was uploading") }
         case .redirected(let deleteLanded):
-            if deleteLanded { deleteFromBox(item, reason: "a temporary file renamed over another file") }
+            if deleteLanded { removeLeftover(Leftover(item), reason: "a temporary file renamed over another file") }
         case .rebased(_, let wanted):
             if let number = locals.withLock({ $0.file(itemID: item.id)?.number }) { dropIfIdle(number) }
             guard item.name != wanted.name || item.parentID != wanted.parentID else { return }
@@ -174,31 +175,5 @@ extension FileSystem {
         }
         if let inode, let invalidate = invalidator.withLock({ $0 }) { invalidate(inode) }
         logger.warning("\"\(original.name)\" changed on Box while written here; the local content is \"\(copyName)\"")
-    }
-
-    /// Removes an upload nobody wants from Box, then from the cached listing of its folder (a listing fetched
-    /// while it was there, e.g. after its upload's event, would otherwise show it until the TTL: a name whose
-    /// reads fail with ENOENT).
-    private func deleteFromBox(_ item: BoxItem, reason: String) {
-        let client = self.client, logger = self.logger
-        cleanups.start(in: Set([item.parentID].compactMap { $0 })) { [self] in
-            do {
-                try await client.deleteFile(id: item.id, ifMatch: item.etag)
-            } catch let error as BoxAPIError where error.kind == .notFound {
-                // Gone already (trashed by another of the mount's own steps).
-            } catch {
-                logger.warning("could not remove \(reason) (\(item.name), id \(item.id)) from Box: \(error)")
-                return
-            }
-            guard let parentID = item.parentID else { return }
-            let parentInode = tree.withLock { tree -> UInt64? in
-                let listed = tree.listings[parentID]?.items.contains { $0.id == item.id } == true
-                tree.removeFromListing(id: item.id, folderID: parentID)  // also noted for listing fetches in flight
-                return listed ? tree.inode(forItemID: parentID) : nil
-            }
-            if let parentInode, let invalidateEntry = entryInvalidator.withLock({ $0 }) {
-                invalidateEntry(KernelEntryChange(parent: parentInode, name: item.name))
-            }
-        }
     }
 }

@@ -52,6 +52,9 @@ struct LocalFiles {
     private var byItemID: [String: UInt64] = [:]
     private var byEntryID: [Int64: UInt64] = [:]
     private var nextNumber: UInt64 = 1
+    /// Box files of the mount's own making that it is removing (`FileSystem+Leftovers`): never shown, though
+    /// a listing fetched before Box confirms the removal still has them.
+    var leftovers: Set<String> = []
 
     /// Made-up ids of files Box does not have yet; never numeric, so never a Box id.
     static func localID(_ number: UInt64) -> String { "local-\(number)" }
@@ -116,10 +119,15 @@ struct LocalFiles {
     /// same id or name, and files new to Box are added.
     func overlay(_ items: [BoxItem], folderID: String) -> [BoxItem] {
         let local = files.values.filter { !$0.unlinked && $0.item.parentID == folderID }.map(\.item)
-        guard !local.isEmpty || items.contains(where: { byItemID[$0.id] != nil }) else { return items }
+        guard !local.isEmpty || items.contains(where: { byItemID[$0.id] != nil || leftovers.contains($0.id) }) else {
+            return items
+        }
         let names = Set(local.map { BoxName.key($0.name) }), ids = Set(local.map(\.id))
         // A Box item whose local file moved elsewhere is hidden too (it is shown where it went).
-        let kept = items.filter { !names.contains(BoxName.key($0.name)) && !ids.contains($0.id) && byItemID[$0.id] == nil }
+        let kept = items.filter {
+            !names.contains(BoxName.key($0.name)) && !ids.contains($0.id) && byItemID[$0.id] == nil
+                && !leftovers.contains($0.id)
+        }
         return kept + local
     }
 
@@ -133,8 +141,8 @@ struct LocalFiles {
         if let local = file(named: name, inFolder: folderID) { return local.item }
         guard let position = listing.position(of: name) else { return nil }
         let item = listing.items[position]
-        // Hidden when its local file is shown elsewhere (moved) or under another name.
-        return byItemID[item.id] == nil ? item : nil
+        // Hidden when its local file is shown elsewhere (moved) or under another name, or being removed.
+        return byItemID[item.id] == nil && !leftovers.contains(item.id) ? item : nil
     }
 
     /// Whether a visible local file new to Box (not uploaded yet, or its upload's answer not applied yet) is

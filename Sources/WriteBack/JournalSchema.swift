@@ -68,6 +68,21 @@ enum JournalSchema {
                         PRIMARY KEY (file_id, version_id));
                     """)
         }
+        // Box files this mount made that nobody wants (an upload that landed under a name since replaced, or of a
+        // file deleted meanwhile) and that it is removing: kept until Box confirms, so that a kill or a failed
+        // delete never leaves one holding a name the mount shows free (a later file of that name would meet it
+        // as a 409 and become a conflicted copy nobody caused).
+        migrator.registerMigration("v4") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE leftover (
+                        file_id TEXT PRIMARY KEY,
+                        etag TEXT,
+                        parent_id TEXT,
+                        name TEXT NOT NULL,
+                        created_at REAL NOT NULL);
+                    """)
+        }
         return migrator
     }
 }

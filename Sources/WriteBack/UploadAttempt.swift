@@ -166,6 +166,25 @@ struct UploadAttempt: Sendable {
                         metadata: ["file": "\(earlier.id)"])
             return .earlierUpload((try? await client.file(id: earlier.id)) ?? earlier)
         }
+        // The name is held by a file of the mount's own making that it is removing (its removal failed, or
+        // has not run yet): removed now, and the upload tried again.
+        if error.isNameInUse, target.fileID == nil,
+            let leftover = error.conflicts.lazy.compactMap({ try? journal.leftover(fileID: $0.id) }).first
+        {
+            logger.info("the name is held by a leftover of this mount's; removing it first",
+                        metadata: ["file": "\(leftover.fileID)"])
+            do {
+                try await client.deleteFile(id: leftover.fileID, ifMatch: leftover.etag)
+                try await journal.forgetLeftover(fileID: leftover.fileID)
+            } catch let removal as BoxAPIError where removal.kind == .notFound {
+                try? await journal.forgetLeftover(fileID: leftover.fileID)
+            } catch let removal as BoxAPIError where removal.kind == .preconditionFailed {
+                // Someone changed it since: theirs now, and the usual conflict.
+                try? await journal.forgetLeftover(fileID: leftover.fileID)
+                return .failed(UploadFailure.classify(error, forVersion: false))
+            } catch {}
+            return .failed(.transient(retryAfter: nil, message: "the name was held by a leftover of this mount's"))
+        }
         if error.isPreconditionFailed, let fileID = target.fileID {
             do {
                 let current = try await client.file(id: fileID)

@@ -1,0 +1,82 @@
+import BoxAPI
+import Foundation
+import WriteBack
+
+/// Box files of the mount's own making that nobody wants: an upload that landed under a name since replaced,
+/// or of a file deleted or renamed over meanwhile. Each is journaled before Box is asked to delete it and
+/// forgotten once Box confirms, so neither a kill nor a failed delete leaves it holding a name the mount shows
+/// free: a later file of that name would meet it as a 409 and become a conflicted copy nobody caused. Those
+/// left by an earlier run are removed when the write side starts (before any upload to their folder: the
+/// uploader settles a folder's cleanups first), and one met as a 409 is removed then (`UploadAttempt`).
+extension FileSystem {
+    /// How long a removal that failed for want of Box (offline, 5xx, 429 after the client's own retries)
+    /// waits before it is tried again.
+    static let leftoverRetryDelay: Duration = .seconds(60)
+
+    /// Removes `leftover` from Box, then from the cached listing of its folder (a listing fetched while it was
+    /// there, e.g. after its upload's event, would otherwise show it until the TTL: a name whose reads fail
+    /// with ENOENT). A namespace operation in its folder waits for the removal (`BoxCleanups`).
+    func removeLeftover(_ leftover: Leftover, reason: String) {
+        let client = self.client, logger = self.logger, journal = writeBack?.journal
+        locals.withLock { _ = $0.leftovers.insert(leftover.fileID) }
+        cleanups.start(in: Set([leftover.parentID].compactMap { $0 })) { [self] in
+            do { try await journal?.noteLeftover(leftover) } catch {
+                logger.warning("could not journal the removal of \(reason) (\(leftover.name)): \(error)")
+            }
+            do {
+                try await client.deleteFile(id: leftover.fileID, ifMatch: leftover.etag)
+            } catch let error as BoxAPIError where error.kind == .notFound {
+                // Gone already (trashed by another of the mount's own steps).
+            } catch let error as BoxAPIError where error.kind == .preconditionFailed {
+                // Changed on Box since it landed: someone else's file now, kept and shown.
+                logger.info("\(reason) (\(leftover.name), id \(leftover.fileID)) changed on Box since; kept")
+                try? await journal?.forgetLeftover(fileID: leftover.fileID)
+                locals.withLock { _ = $0.leftovers.remove(leftover.fileID) }
+                if let parentID = leftover.parentID { tree.withLock { $0.invalidateListing(folderID: parentID) } }
+                return
+            } catch let error as BoxAPIError where error.isTransient || client.connectivity.offline != nil {
+                logger.warning(
+                    "could not remove \(reason) (\(leftover.name), id \(leftover.fileID)) from Box: \(error); retrying later")
+                retryLeftover(leftover, reason: reason)
+                return
+            } catch {
+                logger.warning("could not remove \(reason) (\(leftover.name), id \(leftover.fileID)) from Box: \(error)")
+            }
+            do { try await journal?.forgetLeftover(fileID: leftover.fileID) } catch {
+                logger.warning("could not update the journal after removing \(leftover.name): \(error)")
+            }
+            forgetListed(leftover.item)
+            locals.withLock { _ = $0.leftovers.remove(leftover.fileID) }
+        }
+    }
+
+    /// Removes what an earlier run journaled as leftovers and had not removed when it stopped.
+    func removeJournaledLeftovers(_ journal: UploadJournal) {
+        let leftovers: [Leftover]
+        do { leftovers = try journal.leftovers() } catch {
+            logger.warning("could not read the journal's leftovers: \(error)")
+            return
+        }
+        for leftover in leftovers { removeLeftover(leftover, reason: "a leftover upload of an earlier run") }
+    }
+
+    private func retryLeftover(_ leftover: Leftover, reason: String) {
+        Task { [weak self] in
+            try? await Task.sleep(for: Self.leftoverRetryDelay)
+            self?.removeLeftover(leftover, reason: reason)
+        }
+    }
+
+    /// Takes a file Box no longer holds out of its folder's cached listing, and tells the kernel.
+    private func forgetListed(_ item: BoxItem) {
+        guard let parentID = item.parentID else { return }
+        let parentInode = tree.withLock { tree -> UInt64? in
+            let listed = tree.listings[parentID]?.items.contains { $0.id == item.id } == true
+            tree.removeFromListing(id: item.id, folderID: parentID)  // also noted for listing fetches in flight
+            return listed ? tree.inode(forItemID: parentID) : nil
+        }
+        if let parentInode, let invalidateEntry = entryInvalidator.withLock({ $0 }) {
+            invalidateEntry(KernelEntryChange(parent: parentInode, name: item.name))
+        }
+    }
+}
