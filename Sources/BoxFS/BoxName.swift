@@ -42,6 +42,13 @@ public enum BoxName {
     static func sameOnBox(_ first: String, _ second: String) -> Bool {
         first.lowercased().utf8.elementsEqual(second.lowercased().utf8)
     }
+
+    /// A hash equal for names `sameOnBox` counts as the same.
+    static func foldedHash(_ name: String) -> Int {
+        var hasher = Hasher()
+        for byte in name.lowercased().utf8 { hasher.combine(byte) }
+        return hasher.finalize()
+    }
 }
 
 /// A name as the kernel passed it (bytes), checked before it becomes a `String`.

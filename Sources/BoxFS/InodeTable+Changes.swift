@@ -23,24 +23,14 @@ extension InodeTable {
     /// the same id or the same name, and refreshes its node.
     mutating func upsert(_ item: BoxItem, inFolder folderID: String) {
         ownChanges.record(.upsert(item), in: folderID)
-        if var listing = listings[folderID] {
-            var items = listing.items.filter { $0.id != item.id && !BoxName.same($0.name, item.name) }
-            items.append(item)
-            let stale = listing.isStale
-            listing = Listing(items: items, fetchedAt: listing.fetchedAt)
-            listing.isStale = stale
-            listings[folderID] = listing
-        }
+        listings[folderID]?.upsert(item)
         if let inode = inodeByBoxID[item.id] { nodes[inode]?.item = item }
     }
 
     /// Takes the item with `id` out of the cached listing of `folderID`.
     mutating func removeFromListing(id: String, folderID: String) {
         ownChanges.record(.remove(id: id), in: folderID)
-        guard let listing = listings[folderID] else { return }
-        var kept = Listing(items: listing.items.filter { $0.id != id }, fetchedAt: listing.fetchedAt)
-        kept.isStale = listing.isStale
-        listings[folderID] = kept
+        listings[folderID]?.remove(id: id)
     }
 
     /// The item behind an inode got another id (a new file reached Box, or its local content now

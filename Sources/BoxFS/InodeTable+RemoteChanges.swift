@@ -19,7 +19,7 @@ extension InodeTable {
     /// The cached listings that hold the item `id`, with the item as each holds it.
     func listingsHolding(id: String) -> [(folderID: String, item: BoxItem)] {
         listings.compactMap { folderID, listing in
-            listing.items.first { $0.id == id }.map { (folderID, $0) }
+            listing.item(id: id).map { (folderID, $0) }
         }
     }
 

@@ -51,6 +51,14 @@ struct LocalFiles {
     private(set) var files: [UInt64: File] = [:]
     private var byItemID: [String: UInt64] = [:]
     private var byEntryID: [Int64: UInt64] = [:]
+    /// Every file (unlinked ones too) by the folder its item names, then by name: what a listing overlays and
+    /// what a lookup finds, without a scan of every local file (a `cp -r` of thousands makes as many).
+    private var byFolder: [String: [[UInt8]: Set<UInt64>]] = [:]
+    /// How many files (unlinked ones too) of each folder have a name of each `BoxName.foldedHash`.
+    private var foldedByFolder: [String: [Int: Int]] = [:]
+    /// Bytes written locally that Box does not have yet (for the quota check), kept as files change rather
+    /// than summed at each write.
+    private(set) var pendingBytes: Int64 = 0
     private var nextNumber: UInt64 = 1
     /// Box files of the mount's own making that it is removing (`FileSystem+Leftovers`): never shown, though
     /// a listing fetched before Box confirms the removal still has them.
@@ -70,6 +78,41 @@ struct LocalFiles {
         files[file.number] = file
         byItemID[file.item.id] = file.number
         if let entryID = file.entryID { byEntryID[entryID] = file.number }
+        index(file)
+    }
+
+    /// What a file adds to `pendingBytes`: its growth over the Box version while it has content to upload.
+    private static func pending(_ file: File) -> Int64 {
+        file.entryID == nil ? 0 : max(0, file.item.size - (file.base?.size ?? 0))
+    }
+
+    private mutating func index(_ file: File) {
+        let folder = file.item.parentID ?? ""
+        byFolder[folder, default: [:]][BoxName.key(file.item.name), default: []].insert(file.number)
+        foldedByFolder[folder, default: [:]][BoxName.foldedHash(file.item.name), default: 0] += 1
+        pendingBytes += Self.pending(file)
+    }
+
+    private mutating func unindex(_ file: File) {
+        let folder = file.item.parentID ?? "", name = BoxName.key(file.item.name)
+        byFolder[folder]?[name]?.remove(file.number)
+        if byFolder[folder]?[name]?.isEmpty == true { byFolder[folder]?[name] = nil }
+        if byFolder[folder]?.isEmpty == true { byFolder[folder] = nil }
+        let folded = BoxName.foldedHash(file.item.name)
+        foldedByFolder[folder]?[folded]? -= 1
+        if foldedByFolder[folder]?[folded] == 0 { foldedByFolder[folder]?[folded] = nil }
+        if foldedByFolder[folder]?.isEmpty == true { foldedByFolder[folder] = nil }
+        pendingBytes -= Self.pending(file)
+    }
+
+    /// The files (unlinked ones too) whose items name folder `folderID`.
+    private func files(inFolder folderID: String) -> [File] {
+        (byFolder[folderID] ?? [:]).values.flatMap { $0.compactMap { files[$0] } }
+    }
+
+    /// The files (unlinked ones too) named `name` in folder `folderID`.
+    private func files(named name: String, inFolder folderID: String) -> [File] {
+        (byFolder[folderID]?[BoxName.key(name)] ?? []).compactMap { files[$0] }
     }
 
     func file(_ number: UInt64) -> File? { files[number] }
@@ -88,7 +131,9 @@ struct LocalFiles {
     mutating func update<T>(_ number: UInt64, _ body: (inout File) -> T) -> T? {
         guard var file = files[number] else { return nil }
         let oldItemID = file.item.id, oldEntry = file.entryID, wasUnlinked = file.unlinked
+        unindex(file)
         let result = body(&file)
+        index(file)
         if oldItemID != file.item.id || wasUnlinked != file.unlinked {
             if byItemID[oldItemID] == number { byItemID[oldItemID] = nil }
             if !file.unlinked { byItemID[file.item.id] = number }
@@ -110,6 +155,7 @@ struct LocalFiles {
     @discardableResult
     mutating func remove(_ number: UInt64) -> File? {
         guard let file = files.removeValue(forKey: number) else { return nil }
+        unindex(file)
         if byItemID[file.item.id] == number { byItemID[file.item.id] = nil }
         if let entryID = file.entryID, byEntryID[entryID] == number { byEntryID[entryID] = nil }
         return file
@@ -118,7 +164,7 @@ struct LocalFiles {
     /// A folder's Box listing with local files laid over it: a local file replaces the Box item of the
     /// same id or name, and files new to Box are added.
     func overlay(_ items: [BoxItem], folderID: String) -> [BoxItem] {
-        let local = files.values.filter { !$0.unlinked && $0.item.parentID == folderID }.map(\.item)
+        let local = files(inFolder: folderID).filter { !$0.unlinked }.map(\.item)
         guard !local.isEmpty || items.contains(where: { byItemID[$0.id] != nil || leftovers.contains($0.id) }) else {
             return items
         }
@@ -131,9 +177,14 @@ struct LocalFiles {
         return kept + local
     }
 
+    /// Whether a local file in `folderID` may have a name Box counts as the same as `name` (false: surely none).
+    func mayHoldOnBox(_ name: String, inFolder folderID: String) -> Bool {
+        foldedByFolder[folderID]?[BoxName.foldedHash(name)] != nil
+    }
+
     /// The local file shown as `name` in folder `folderID`, if any.
     func file(named name: String, inFolder folderID: String) -> File? {
-        files.values.first { !$0.unlinked && $0.item.parentID == folderID && BoxName.same($0.item.name, name) }
+        files(named: name, inFolder: folderID).first { !$0.unlinked }
     }
 
     /// What `overlay(_:folderID:)` of the listing would show under `name`, without building it.
@@ -148,14 +199,7 @@ struct LocalFiles {
     /// Whether a visible local file new to Box (not uploaded yet, or its upload's answer not applied yet) is
     /// named `name` in `folderID`.
     func hasNewFile(named name: String, in folderID: String) -> Bool {
-        files.values.contains {
-            !$0.unlinked && $0.isNewToBox && $0.item.parentID == folderID && BoxName.same($0.item.name, name)
-        }
-    }
-
-    /// Bytes written locally that Box does not have yet (for the quota check).
-    var pendingBytes: Int64 {
-        files.values.filter { $0.entryID != nil }.reduce(0) { $0 + max(0, $1.item.size - ($1.base?.size ?? 0)) }
+        files(named: name, inFolder: folderID).contains { !$0.unlinked && $0.isNewToBox }
     }
 }
 

@@ -60,17 +60,12 @@ struct OwnChanges {
     }
 
     /// `items`, as fetched by a listing that began at `start`, with the later changes to the folder laid over.
-    func replay(on items: [BoxItem], folderID: String, after start: UInt64) -> [BoxItem] {
-        var items = items
+    func replay(on listing: inout InodeTable.Listing, folderID: String, after start: UInt64) {
         for entry in entries where entry.sequence > start && entry.folderID == folderID {
             switch entry.change {
-            case .upsert(let item):
-                items.removeAll { $0.id == item.id || BoxName.same($0.name, item.name) }
-                items.append(item)
-            case .remove(let id):
-                items.removeAll { $0.id == id }
+            case .upsert(let item): listing.upsert(item)
+            case .remove(let id): listing.remove(id: id)
             }
         }
-        return items
     }
 }
