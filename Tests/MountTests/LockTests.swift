@@ -50,14 +50,4 @@ final class LockTests: WriteTestCase {
         try append("two\n", to: mount.path("mine.txt"))
         try await waitForBox("mine.txt", text: "one\ntwo\n")
     }
-
-    func refresh(_ path: String) throws {
-        let result = try Shell.run([try MountFixture.locateBinary().path, "refresh", path])
-        XCTAssertEqual(result.status, 0, result.stderr)
-    }
-
-    func append(_ text: String, to path: String) throws {
-        let result = try Shell.bash("printf '%s' \"$T\" >> \"$F\"", environment: ["T": text, "F": path])
-        XCTAssertEqual(result.status, 0, result.stderr)
-    }
 }

@@ -82,12 +82,6 @@ extension WriteRaceTests {
         return status
     }
 
-    /// Appends `text` with the shell (`printf >> path`): open, write at the end, close.
-    func append(_ text: String, to path: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let result = try Shell.bash("printf '%s' \"$TEXT\" >> \"$DEST\"", environment: ["TEXT": text, "DEST": path])
-        XCTAssertEqual(result.status, 0, "appending to \(path): \(result.stderr)", file: file, line: line)
-    }
-
     /// Whether boxsim still has the fault rule `id` (a rule with a `count` goes once that many requests met it).
     func faultIsPending(_ id: Int) throws -> Bool {
         let rules = try api.call("GET", "/_control/faults")["entries"] as? [[String: Any]] ?? []

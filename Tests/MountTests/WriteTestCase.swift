@@ -173,4 +173,16 @@ class WriteTestCase: MountTestCase {
 
     /// The request log of the running boxsim.
     func requests() throws -> [LoggedRequest] { try XCTUnwrap(boxsim).requestLog() }
+
+    /// Appends `text` with the shell (`printf >> path`): open, write at the end, close.
+    func append(_ text: String, to path: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try Shell.bash("printf '%s' \"$TEXT\" >> \"$DEST\"", environment: ["TEXT": text, "DEST": path])
+        XCTAssertEqual(result.status, 0, "appending to \(path): \(result.stderr)", file: file, line: line)
+    }
+
+    /// `boxfs refresh PATH`, which must succeed.
+    func refresh(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try Shell.run([try MountFixture.locateBinary().path, "refresh", path])
+        XCTAssertEqual(result.status, 0, result.stderr, file: file, line: line)
+    }
 }
