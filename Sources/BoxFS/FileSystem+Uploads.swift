@@ -100,7 +100,10 @@ extension FileSystem {
                 guard let file = files.file(entryID: entryID) else { return .orphan }
                 if let wanted = file.target.fileID, wanted != item.id {
                     if isFinal { files.update(file.number) { $0.entryID = nil } }
-                    return .redirected(deleteLanded: file.supersedesNewUpload && target.fileID == nil)
+                    // What landed is this entry's own new file (its first upload: a new file's target, or the
+                    // next version of what just landed when more was written meanwhile): nobody's content.
+                    let ownNewFile = target.fileID == nil || target.fileID == item.id
+                    return .redirected(deleteLanded: file.supersedesNewUpload && ownNewFile)
                 }
                 let old = file.item
                 files.update(file.number) { file in

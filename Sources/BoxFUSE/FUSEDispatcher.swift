@@ -2,6 +2,7 @@ import BoxFS
 import CFuse
 import Foundation
 import Logging
+import Synchronization
 
 /// What every callback needs: the filesystem, the interrupt registry, the log.
 ///
@@ -45,7 +46,7 @@ final class FUSEDispatcher: Sendable {
             request.handOver()
             return false
         } catch {
-            if error.errno != ENOENT { logger.debug("\(operation): \(error)") }
+            Self.note(error, of: operation, logger: logger)
             request.error(error.errno)
             return true
         }
@@ -71,15 +72,39 @@ final class FUSEDispatcher: Sendable {
             do throws(FSError) {
                 try await work(request, filesystem)
             } catch {
-                if error.errno == EINTR {
-                    logger.debug("\(operation): interrupted")
-                } else if error.errno != ENOENT {
-                    logger.debug("\(operation): \(error)")
-                }
+                Self.note(error, of: operation, logger: logger)
                 request.error(error.errno)
             }
             interrupts.finish(id)
         }
         interrupts.attach(id, task, answersAtOnce: answering)
     }
+
+    /// Logs an error answered to the kernel. Most are what the caller asked about (ENOENT, EEXIST, ENOTEMPTY,
+    /// an interrupt) and stay at debug level; EIO says only that something failed, so its cause is logged
+    /// where the user looks (the tool that got it prints only "Input/output error"), at most once every
+    /// 10 s per operation (an outage fails every read; the count of the others follows).
+    static func note(_ error: FSError, of operation: StaticString, logger: Logger) {
+        switch error.errno {
+        case ENOENT: break
+        case EINTR: logger.debug("\(operation): interrupted")
+        case EIO:
+            let now = ContinuousClock.now, name = "\(operation)"
+            let quiet = eioLogged.withLock { logged -> Int? in
+                if let last = logged[name], now - last.at < .seconds(10) {
+                    logged[name]?.skipped += 1
+                    return nil
+                }
+                defer { logged[name] = (now, 0) }
+                return logged[name]?.skipped ?? 0
+            }
+            guard let quiet else { logger.debug("\(operation): \(error)"); return }
+            let more = quiet > 0 ? " (and \(quiet) more since the last such line)" : ""
+            logger.warning("\(operation) failed with EIO: \(error)\(more)")
+        default: logger.debug("\(operation): \(error)")
+        }
+    }
+
+    /// When each operation's last EIO was logged, and how many went unlogged since.
+    private static let eioLogged = Mutex<[String: (at: ContinuousClock.Instant, skipped: Int)]>([:])
 }

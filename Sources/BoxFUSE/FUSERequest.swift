@@ -1,5 +1,6 @@
 import CFuse
 import Foundation
+import Logging
 import Synchronization
 
 /// One kernel request that must be answered exactly once, from any thread.
@@ -18,8 +19,13 @@ final class FUSERequest: @unchecked Sendable {
     }
 
     deinit {
-        if !answered.load(ordering: .acquiring) { fuse_reply_err(request, EIO) }
+        guard !answered.load(ordering: .acquiring) else { return }
+        fuse_reply_err(request, EIO)
+        Self.logger.error("a request was left unanswered; answered EIO")
     }
+
+    /// Only for the reply a bug left out (see `deinit`).
+    private static let logger = Logger(label: "boxfs.fuse")
 
     /// Runs `reply` with the raw request if nobody has replied yet.
     private func once(_ reply: (fuse_req_t) -> Void) {

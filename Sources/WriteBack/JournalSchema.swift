@@ -83,6 +83,11 @@ enum JournalSchema {
                         created_at REAL NOT NULL);
                     """)
         }
+        // A leftover Box confirmed gone is kept a day, marked: an attempt of another entry that still aimed at it
+        // (its retarget on the way) meets our own removal as a 404, which is no deletion by someone else.
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: "ALTER TABLE leftover ADD COLUMN removed_at REAL")
+        }
         return migrator
     }
 }

@@ -30,30 +30,50 @@ extension UploadJournal {
     public func noteLeftover(_ leftover: Leftover) async throws {
         let now = Date().timeIntervalSince1970
         try await commits.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO leftover VALUES (?, ?, ?, ?, ?)",
-                           arguments: [leftover.fileID, leftover.etag, leftover.parentID, leftover.name, now])
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO leftover (file_id, etag, parent_id, name, created_at) VALUES (?, ?, ?, ?, ?)
+                """, arguments: [leftover.fileID, leftover.etag, leftover.parentID, leftover.name, now])
         }
     }
 
-    /// Box no longer holds it (or it is someone else's now).
+    /// Box no longer holds it (or it is someone else's now): kept a day as removed (`wasLeftover`).
     public func forgetLeftover(fileID: String) async throws {
+        let now = Date().timeIntervalSince1970
         try await commits.write { db in
-            try db.execute(sql: "DELETE FROM leftover WHERE file_id = ?", arguments: [fileID])
+            try db.execute(sql: "UPDATE leftover SET removed_at = ? WHERE file_id = ?", arguments: [now, fileID])
         }
     }
 
     /// Every leftover not yet confirmed gone, oldest first.
     public func leftovers() throws -> [Leftover] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM leftover ORDER BY created_at").map(Self.leftover(row:))
+            try Row.fetchAll(db, sql: "SELECT * FROM leftover WHERE removed_at IS NULL ORDER BY created_at")
+                .map(Self.leftover(row:))
         }
     }
 
-    /// The leftover with Box id `fileID`, if it is one.
+    /// The leftover with Box id `fileID`, if it is one not yet confirmed gone.
     public func leftover(fileID: String) throws -> Leftover? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM leftover WHERE file_id = ?", arguments: [fileID])
+            try Row.fetchOne(db, sql: "SELECT * FROM leftover WHERE file_id = ? AND removed_at IS NULL",
+                             arguments: [fileID])
                 .map(Self.leftover(row:))
+        }
+    }
+
+    /// Whether Box file `fileID` is, or was in the last day, a leftover this mount removes.
+    public func wasLeftover(fileID: String) throws -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM leftover WHERE file_id = ?)", arguments: [fileID])
+                ?? false
+        }
+    }
+
+    /// Drops leftovers removed more than a day ago. Done when the journal opens.
+    func pruneLeftovers() throws {
+        try write { db in
+            try db.execute(sql: "DELETE FROM leftover WHERE removed_at < ?",
+                           arguments: [Date().timeIntervalSince1970 - 86_400])
         }
     }
 

@@ -29,6 +29,7 @@ public final class UploadJournal: Sendable {
             commits = GroupCommit(database: database)
             try JournalSchema.migrator().migrate(database)
             try pruneOwnVersions()
+            try pruneLeftovers()
         } catch {
             throw WriteBackError("cannot open the upload journal in \(directory.path): \(error)")
         }
