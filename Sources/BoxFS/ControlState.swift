@@ -46,6 +46,12 @@ struct ControlViews {
         return cached.tree
     }
 
+    /// Keeps a file's versions; version lists past their TTL go (one entry per file ever visited would grow).
+    mutating func store(_ named: NamedVersions, of fileID: String, current: String, at now: ContinuousClock.Instant) {
+        versions = versions.filter { now - $0.value.at < ControlDirectory.viewTTL }
+        versions[fileID] = (current, named, now)
+    }
+
     /// Keeps `tree`; the oldest searches go beyond `maxCachedSearches`.
     mutating func store(_ tree: ViewTree, for key: ViewKey, at now: ContinuousClock.Instant) {
         trees[key] = (tree, now)

@@ -24,7 +24,7 @@ extension FileSystem {
         do {
             return try await controlState.versionFetches.run(file.id) { [self] in
                 let named = NamedVersions(entries: VersionNames.named(try await client.fileVersions(fileID: file.id)))
-                controlState.views.withLock { $0.versions[file.id] = (current, named, .now) }
+                controlState.views.withLock { $0.store(named, of: file.id, current: current, at: .now) }
                 return named
             }
         } catch {
