@@ -65,3 +65,17 @@ extension ControlDirectoryTests {
         XCTAssertEqual(log.filter { $0.path == "/2.0/search" }.count, 2, "the stalled one and its retry: \(log.summary)")
     }
 }
+
+extension ControlDirectoryTests {
+    func testViewsAreKeptAWhileAndARefreshAsksForThemAgain() async throws {
+        let mount = try await startAndMount(texts: ["a/zebra.txt": "one\n"], options: ["events=off"])
+        let results = mount.path(".box/search/zebra")
+        XCTAssertEqual(try succeed(["find", results, "-type", "f"]), results + "/a/zebra.txt\n")
+        try api.uploadFile(named: "zebra-two.txt", text: "two\n")
+        XCTAssertEqual(try succeed(["find", results, "-type", "f"]), results + "/a/zebra.txt\n", "kept for 30 s")
+        let refresh = try Shell.run([try MountFixture.locateBinary().path, "refresh", mount.mountpoint.path])
+        XCTAssertEqual(refresh.status, 0, refresh.stderr)
+        XCTAssertEqual(try succeed(["find", results, "-type", "f"]).split(separator: "\n").sorted(),
+                       [results + "/a/zebra.txt", results + "/zebra-two.txt"].map { Substring($0) })
+    }
+}
