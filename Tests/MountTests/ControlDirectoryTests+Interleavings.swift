@@ -79,3 +79,26 @@ extension ControlDirectoryTests {
                        [results + "/a/zebra.txt", results + "/zebra-two.txt"].map { Substring($0) })
     }
 }
+
+extension ControlDirectoryTests {
+    func testAMountOfAFolderSeesOnlyItsOwnTrashAndSearchResults() async throws {
+        try await startBoxSim(texts: [
+            "docs/in.txt": "zebra inside\n", "docs/sub/gone.txt": "bye\n", "other/out.txt": "zebra outside\n",
+            "other/gone-too.txt": "bye\n",
+        ])
+        let api = try self.api
+        try api.deleteFile(try XCTUnwrap(try api.entry(at: "docs/sub/gone.txt")).id)
+        try api.deleteFile(try XCTUnwrap(try api.entry(at: "other/gone-too.txt")).id)
+        let docs = try XCTUnwrap(try api.entry(at: "docs"))
+        let fixture = try MountFixture.mount(try XCTUnwrap(boxsim), source: "box:/docs", options: ["ro"])
+        defer { fixture.unmount() }
+
+        let trash = fixture.path(".box/trash")
+        XCTAssertEqual(try succeed(["find", trash, "-type", "f"]), trash + "/sub/gone.txt\n")
+        let results = fixture.path(".box/search/zebra")
+        XCTAssertEqual(try succeed(["find", results, "-type", "f"]), results + "/in.txt\n")
+        XCTAssertEqual(try succeed(["cat", results + "/in.txt"]), "zebra inside\n")
+        let search = try XCTUnwrap(try requests().last { $0.path == "/2.0/search" })
+        XCTAssertTrue(search.query?.contains("ancestor_folder_ids=\(docs.id)") == true, search.query ?? "")
+    }
+}
