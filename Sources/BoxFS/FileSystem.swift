@@ -290,6 +290,9 @@ public final class FileSystem: Sendable {
             return (changed, tree.listings[folder.id]?.items ?? fetched)
         }
         if !changed.isEmpty, let invalidate = invalidator.withLock({ $0 }) { changed.forEach(invalidate) }
+        if folder.id == mountedFolder.id, fetched.contains(where: { $0.name == controlName }) {
+            reportShadowedControlDirectory()
+        }
         return stored
     }
 }

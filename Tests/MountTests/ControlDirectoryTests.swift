@@ -135,12 +135,15 @@ final class ControlDirectoryTests: WriteTestCase {
 
     func testARealRootItemWithTheNameWinsAndTheLogSaysHowToReachTheControlDirectory() async throws {
         let mount = try await startAndMount(texts: [".box/mine.txt": "my own\n", "x.txt": "x\n"])
+        XCTAssertEqual(try succeed(["ls", "-A", mount.mountpoint.path]), ".box\nx.txt\n")
         XCTAssertEqual(try succeed(["ls", mount.path(".box")]), "mine.txt\n")
         XCTAssertEqual(try succeed(["cat", mount.path(".box/mine.txt")]), "my own\n")
         try await Poll.until("the log to name control_dir", timeout: 10) {
             let log = try self.daemonLogs.map { try String(contentsOf: $0, encoding: .utf8) }.joined()
             return log.contains("control_dir=") ? true : nil
         }
+        let log = try daemonLogs.map { try String(contentsOf: $0, encoding: .utf8) }.joined()
+        XCTAssertEqual(log.components(separatedBy: "control_dir=NAME").count - 1, 1, "said once:\n\(log)")
         let other = try mountWithFreshCache(options: ["control_dir=.boxctl"])
         XCTAssertEqual(try succeed(["ls", other.path(".boxctl")]), "search\ntrash\nversions\n")
         XCTAssertEqual(try succeed(["ls", other.path(".box")]), "mine.txt\n")
