@@ -46,10 +46,25 @@ extension FileSystem {
     func controlLookup(parent: UInt64, name: String) async throws(FSError) -> FileAttributes {
         if let now = try controlLookupNow(parent: parent, name: name) { return now }
         let node = try controlNode(parent)
+        if case .versionsFolder(let folder) = node.kind {
+            // Through the folder's name index, as lookups in the mount go: `ls -l` of a large folder asks per name.
+            guard let item = try await mirrored(name, in: folder) else { throw .notFound(name) }
+            return rememberControl(item.kind == .folder ? .versionsFolder(item) : .versionsOfFile(item))
+        }
         guard let kind = try await controlEntries(of: node.kind).first(where: { $0.name == name })?.kind else {
             throw .notFound(name)
         }
         return rememberControl(kind)
+    }
+
+    /// The file or folder `name` of `folder` that `versions/` shows (not a web link, not a file only here).
+    private func mirrored(_ name: String, in folder: BoxItem) async throws(FSError) -> BoxItem? {
+        _ = try await listing(of: folder, inode: 0)
+        let item = tree.withLock { tree in tree.listings[folder.id] }.flatMap { listing in
+            locals.withLock { $0.overlaid(named: name, in: listing, folderID: folder.id) }
+        }
+        guard let item, item.kind != .webLink, !LocalFiles.isLocalID(item.id) else { return nil }
+        return item
     }
 
     private func topEntry(_ name: String) throws(FSError) -> ControlNode.Kind {
