@@ -102,3 +102,18 @@ extension ControlDirectoryTests {
         XCTAssertTrue(search.query?.contains("ancestor_folder_ids=\(docs.id)") == true, search.query ?? "")
     }
 }
+
+extension ControlDirectoryTests {
+    func testADeleteMadeElsewhereShowsInTheTrashWithoutWaitingForItsTTL() async throws {
+        let mount = try await startAndMount(texts: ["dir/elsewhere.txt": "gone soon\n"])
+        let trash = mount.path(".box/trash")
+        XCTAssertEqual(try succeed(["ls", "-A", trash]), "")
+        let api = try self.api
+        try api.deleteFile(try XCTUnwrap(try api.entry(at: "dir/elsewhere.txt")).id)
+        // Box's event reaches the mount within about a second; the trash view's 30 s would be far longer.
+        try await Poll.until("the trash view to show the file deleted elsewhere", timeout: 10) {
+            let found = try Shell.run(["find", trash, "-type", "f"]).stdout
+            return found == trash + "/dir/elsewhere.txt\n" ? true : nil
+        }
+    }
+}
