@@ -131,6 +131,10 @@ final class ControlDirectoryTests: WriteTestCase {
         // Yet it is there, by name.
         XCTAssertEqual(try succeed(["ls", mount.path(".box")]), "search\ntrash\nversions\n")
         XCTAssertEqual(try succeed(["stat", "-c", "%a %F", mount.path(".box")]), "555 directory\n")
+        try fail(["mv", mount.path("a.txt"), mount.path(".box")], with: "Read-only file system")
+        try fail(["mv", "-T", mount.path("dir"), mount.path(".box")], with: "Read-only file system")
+        try fail(["mkdir", mount.path(".box")], with: "File exists")
+        XCTAssertEqual(try succeed(["ls", mount.mountpoint.path]), "a.txt\ndir\n", "nothing moved")
     }
 
     func testARealRootItemWithTheNameWinsAndTheLogSaysHowToReachTheControlDirectory() async throws {
