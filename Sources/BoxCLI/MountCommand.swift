@@ -26,7 +26,7 @@ struct MountCommand: AsyncParsableCommand {
               cache_dir=PATH  cache_size=SIZE  cache_min_free=SIZE
               cache=on|off  read_ahead_kb=N
               write_back_delay=S  upload_wait=S  stall_timeout=S
-              events=on|off
+              events=on|off  control_dir=NAME
               debug  log_file=PATH  nonempty
 
             Logs: with -f, stderr; in the background, log_file=PATH if

@@ -129,6 +129,7 @@ struct MountDaemon {
         filesystemOptions.userID = user.id
         filesystemOptions.filePermissions = options.filePermissions
         filesystemOptions.directoryPermissions = options.directoryPermissions
+        filesystemOptions.controlDirectoryName = options.controlDirectory
         let store = ReadPathSetup.makeStore(
             options: options, endpoint: endpoints.apiBase, userID: user.id, client: client, logger: logger)
         var writeBack: WriteBackContext?

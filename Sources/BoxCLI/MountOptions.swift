@@ -1,4 +1,5 @@
 import BoxAPI
+import BoxFS
 import Foundation
 
 /// The `-o` options of `mount.boxfs`, parsed and checked before anything touches the network.
@@ -52,6 +53,8 @@ public struct MountOptions: Equatable, Sendable {
     public var stallTimeout: Double = 30
     /// Follow Box's event stream so changes made elsewhere show within seconds (`events=on|off`).
     public var followEvents = true
+    /// The name of the control directory at the mount root (versions, trash, search): never listed, reached by name.
+    public var controlDirectory = ControlDirectory.defaultName
     /// Flags passed through to the kernel mount.
     public var kernelFlags: [String] = []
 
@@ -171,6 +174,12 @@ public struct MountOptions: Equatable, Sendable {
             let state = try required()
             guard state == "on" || state == "off" else { throw ParseError(description: "option 'events' is on or off") }
             followEvents = state == "on"
+        case "control_dir":
+            let name = try required()
+            guard name != ".", name != "..", !name.contains("/"), name.utf8.count <= 255 else {
+                throw ParseError(description: "option 'control_dir': '\(name)' is not a file name (no '/', not '.' or '..', at most 255 bytes)")
+            }
+            controlDirectory = name
         case "shared_link_password_file": sharedLinkPasswordFile = try required()
         case "profile": profile = try required()
         case "as_user":

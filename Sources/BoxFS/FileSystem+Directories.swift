@@ -4,6 +4,7 @@ extension FileSystem {
     /// Opens a folder for reading: takes a snapshot of its listing, so paging through it with
     /// offsets stays consistent even if the cache is refreshed meanwhile.
     public func openDirectory(_ inode: UInt64) async throws(FSError) -> UInt64 {
+        if ControlDirectory.contains(inode) { return try await openControlDirectory(inode) }
         let folder = try folderItem(inode)
         let items = try await listing(of: folder, inode: inode)
         let parent = tree.withLock { $0.node(inode)?.parentInode } ?? inode
@@ -14,7 +15,9 @@ extension FileSystem {
     /// until the adapter hands them to the kernel and calls `rememberEntry`, because readdirplus
     /// counts as a lookup only for the entries that fit in the kernel's buffer.
     public func readDirectory(handle: UInt64, offset: Int) throws(FSError) -> [DirectoryEntry] {
-        guard case .directory(let snapshot)? = handles.withLock({ $0.handle(handle) }) else { throw .badHandle }
+        let opened = handles.withLock { $0.handle(handle) }
+        if case .controlDirectory(let listing)? = opened { return readControlDirectory(listing, offset: offset) }
+        guard case .directory(let snapshot)? = opened else { throw .badHandle }
         guard offset < snapshot.items.count + 2 else { return [] }
         var entries: [DirectoryEntry] = []
         for position in max(offset, 0)..<(snapshot.items.count + 2) {
@@ -36,7 +39,9 @@ extension FileSystem {
     /// out, since a node made from the snapshot's item would bring back the old name (a later open of the new
     /// name would find that node, and its upload would rename the Box file back).
     public func rememberEntry(handle: UInt64, position: Int) throws(FSError) -> FileAttributes? {
-        guard case .directory(let snapshot)? = handles.withLock({ $0.handle(handle) }) else { throw .badHandle }
+        let opened = handles.withLock { $0.handle(handle) }
+        if case .controlDirectory(let listing)? = opened { return try rememberControlEntry(listing, position: position) }
+        guard case .directory(let snapshot)? = opened else { throw .badHandle }
         guard position >= 2, position - 2 < snapshot.items.count else { return try attributes(snapshot.inode) }
         // The snapshot may be older than writes, uploads and renames since: the kernel is given what the
         // folder holds under that name now (a new file's made-up id may have become its Box id meanwhile).

@@ -24,6 +24,7 @@ extension FileSystem {
     public func openFile(_ inode: UInt64, mode: OpenMode, truncate: Bool) async throws(FSError) -> OpenedFile {
         if inode == StatusFile.inode { return try await openStatusFile(mode: mode, truncate: truncate) }
         if inode == StatusFile.retryInode { return try await openRetryFile(mode: mode, truncate: truncate) }
+        if ControlDirectory.contains(inode) { return try openControlFile(inode, mode: mode, truncate: truncate) }
         if let target = RefreshFile.target(of: inode) {
             return try await openRefreshFile(folder: target.folder, recursive: target.recursive, mode: mode, truncate: truncate)
         }
@@ -71,20 +72,27 @@ extension FileSystem {
             guard offset >= 0, offset < Int64(data.count) else { return Data() }
             let start = data.startIndex + Int(offset)
             return data[start..<min(data.endIndex, start + length)]
+        case .pinned(let reader):
+            return try await readFromBox(reader, offset: offset, length: length, what: "version \(reader.file.version) of file")
         case .file(let reader):
             // Written through another handle since this one opened: the local content is the truth.
             if let staging = locals.withLock({ $0.file(itemID: reader.file.id)?.staging }) {
                 return try staging.read(offset: offset, length: length)
             }
-            do {
-                return try await reader.read(offset: offset, length: length)
-            } catch {
-                let failure = FSError(error, context: "reading file \(reader.file.id)")
-                logger.error("\(failure)")
-                throw failure
-            }
+            return try await readFromBox(reader, offset: offset, length: length, what: "file")
         default:
             throw .badHandle
+        }
+    }
+
+    /// Reads through the block cache from Box; a failure is logged, naming `what` and the file id.
+    private func readFromBox(_ reader: FileReader, offset: Int64, length: Int, what: String) async throws(FSError) -> Data {
+        do {
+            return try await reader.read(offset: offset, length: length)
+        } catch {
+            let failure = FSError(error, context: "reading \(what) \(reader.file.id)")
+            logger.error("\(failure)")
+            throw failure
         }
     }
 

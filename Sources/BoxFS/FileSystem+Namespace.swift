@@ -27,6 +27,7 @@ extension FileSystem {
     }
 
     public func makeDirectory(parent: UInt64, name: String) async throws(FSError) -> FileAttributes {
+        try refuseControlChange(parent: parent, name: name)
         _ = try requireWriteBack(name)
         try validateName(name)
         let folder = try folderItem(parent)
@@ -49,19 +50,23 @@ extension FileSystem {
     }
 
     public func unlink(parent: UInt64, name: String) async throws(FSError) {
+        try refuseControlChange(parent: parent, name: name)
         _ = try requireWriteBack(name)
         let (folder, item) = try await child(name, in: parent)
         guard item.kind == .file else { throw .isDirectory(name) }
         try await removeFile(item, from: folder)
         entriesChanged(in: folder.id)
+        trashChanged()
     }
 
     public func removeDirectory(parent: UInt64, name: String) async throws(FSError) {
+        try refuseControlChange(parent: parent, name: name)
         _ = try requireWriteBack(name)
         let (folder, item) = try await child(name, in: parent)
         guard item.kind == .folder else { throw .notDirectory(name) }
         try await removeEmptyFolder(item, from: folder)
         entriesChanged(in: folder.id)
+        trashChanged()
     }
 
     /// The item `name` in folder `parent` (as shown: Box's listing with local files over it).

@@ -15,6 +15,8 @@ extension FileSystem {
             return locals.withLock { $0.file(itemID: id) != nil }
         })
         sendToKernel(effect, keepingPagesOf: keep)
+        // What the control directory shows (versions, trash, search) is asked for again at its next visit too.
+        controlState.views.withLock { $0 = ControlViews() }
         logger.info("refresh of \(folder.name): listings of \(effect.folderIDs.count) folder(s) dropped")
         _ = try await listing(of: folder, inode: inode)
         var listed = 1

@@ -18,6 +18,8 @@ extension FileSystem {
     public func applyRemoteChanges(_ events: [BoxEvent]) async -> Int {
         var applied = 0
         var refresh: [String: UInt64] = [:]
+        // Something was deleted or restored elsewhere: the trash view asks Box again at its next visit.
+        if events.contains(where: { $0.removesItem || $0.eventType.hasPrefix("ITEM_UNDELETE") }) { trashChanged() }
         for event in events {
             guard let item = event.item, item.id != singleFileID else { continue }
             if !event.removesItem, isUploadingNewFile(like: item) { continue }

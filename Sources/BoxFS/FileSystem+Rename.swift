@@ -10,6 +10,8 @@ extension FileSystem {
     public func rename(
         parent: UInt64, name: String, newParent: UInt64, newName: String, noReplace: Bool
     ) async throws(FSError) {
+        try refuseControlChange(parent: parent, name: name)
+        try refuseControlChange(parent: newParent, name: newName)
         try await renameEntry(parent: parent, name: name, newParent: newParent, newName: newName, noReplace: noReplace)
         entriesChanged(in: try folderItem(parent).id, try folderItem(newParent).id)
     }

@@ -56,6 +56,9 @@ public final class FileSystem: Sendable {
     /// Box changes made on the mount's own behalf after uploads land, which namespace operations wait for.
     let cleanups = BoxCleanups()
 
+    /// The control directory: its nodes and the views fetched for it (`ControlDirectory`).
+    let controlState: ControlState
+
     /// The file shown when the mounted item is a single file (a shared link to a file), else nil.
     let singleFileID: String?
 
@@ -71,6 +74,7 @@ public final class FileSystem: Sendable {
         self.options = options
         self.logger = logger
         self.singleFileID = root.kind == .file ? root.id : nil
+        self.controlState = ControlState(name: options.controlDirectoryName)
         self.tree = Mutex(InodeTable(root: root.kind == .file ? SingleFileRoot.folder(for: root) : root))
     }
 
@@ -114,10 +118,15 @@ public final class FileSystem: Sendable {
 
     /// Finds `name` in the folder `parent` and counts a kernel reference to it.
     public func lookup(parent: UInt64, name: String) async throws(FSError) -> FileAttributes {
+        if ControlDirectory.contains(parent) { return try await controlLookup(parent: parent, name: name) }
         if let attributes = try lookupInFreshListing(parent: parent, name: name) { return attributes }
         let folder = try folderItem(parent)
         let items = try await listing(of: folder, inode: parent)
-        guard let item = items.first(where: { BoxName.same($0.name, name) }) else { throw .notFound(name) }
+        guard let item = items.first(where: { BoxName.same($0.name, name) }) else {
+            if isControlName(name, parent: parent) { return rememberControlDirectory() }
+            throw .notFound(name)
+        }
+        if isControlName(name, parent: parent) { reportShadowedControlDirectory() }
         return remember(item, parent: parent)
     }
 
@@ -125,6 +134,7 @@ public final class FileSystem: Sendable {
     /// or nil when the listing is older than `dir_cache_ttl` (then `lookup` lists the folder). This is
     /// what the kernel asks thousands of times for `ls -l` or `find` in a large folder.
     public func lookupInFreshListing(parent: UInt64, name: String) throws(FSError) -> FileAttributes? {
+        if ControlDirectory.contains(parent) { return try controlLookupNow(parent: parent, name: name) }
         if let control = controlFileAttributes(parent: parent, name: name) { return control }
         let folder = try folderItem(parent)
         let ttl = listingTTL
@@ -132,8 +142,10 @@ public final class FileSystem: Sendable {
             return nil
         }
         guard let item = locals.withLock({ $0.overlaid(named: name, in: cached, folderID: folder.id) }) else {
+            if isControlName(name, parent: parent) { return rememberControlDirectory() }
             throw .notFound(name)
         }
+        if isControlName(name, parent: parent) { reportShadowedControlDirectory() }
         return remember(item, parent: parent)
     }
 
@@ -157,6 +169,7 @@ public final class FileSystem: Sendable {
 
     /// The kernel no longer references `inode` `count` times.
     public func forget(_ inode: UInt64, count: UInt64) {
+        if ControlDirectory.contains(inode) { return forgetControl(inode, count: count) }
         let gone = tree.withLock { tree in
             tree.forget(inode, count: count)
             return tree.node(inode) == nil
@@ -168,6 +181,7 @@ public final class FileSystem: Sendable {
         if inode == StatusFile.inode || inode == StatusFile.retryInode || RefreshFile.target(of: inode) != nil {
             return statusFileAttributes(inode: inode)
         }
+        if ControlDirectory.contains(inode) { return try controlAttributes(inode) }
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
         if InodeTable.isDetached(node.item.id), let unlinked = locals.withLock({ $0.unlinkedFile(inode: inode) }) {
             var attributes = attributes(of: unlinked.item, inode: inode)
@@ -276,6 +290,9 @@ public final class FileSystem: Sendable {
             return (changed, tree.listings[folder.id]?.items ?? fetched)
         }
         if !changed.isEmpty, let invalidate = invalidator.withLock({ $0 }) { changed.forEach(invalidate) }
+        if folder.id == mountedFolder.id, fetched.contains(where: { $0.name == controlName }) {
+            reportShadowedControlDirectory()
+        }
         return stored
     }
 }

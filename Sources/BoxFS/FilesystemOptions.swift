@@ -20,6 +20,8 @@ public struct FilesystemOptions: Sendable {
     public var directoryPermissions: UInt16 = 0o755
     /// Where the daemon logs (a file's path, `syslog` or `stderr`), for `boxfs status`.
     public var logDestination: String?
+    /// The control directory's name at the mount root (`control_dir=`; see `ControlDirectory`).
+    public var controlDirectoryName = ControlDirectory.defaultName
     /// The Box user the mount acts as: its own locks do not bind it (nil: every lock binds).
     public var userID: String?
 

@@ -13,6 +13,10 @@ struct DirectorySnapshot: Sendable {
 enum OpenHandle: Sendable {
     case directory(DirectorySnapshot)
     case file(FileReader)
+    /// One Box version of a file, whatever the file holds now (the control directory's files).
+    case pinned(FileReader)
+    /// A control folder's entries (`ControlDirectory`).
+    case controlDirectory(ControlListing)
     /// A file with local content (`LocalFiles` number); `writable` when opened for writing.
     case local(number: UInt64, writable: Bool)
     /// Bytes fixed at open (the status file).

@@ -14,6 +14,8 @@ final class MountCommandTests: MountTestCase {
         let cases: [(source: String, mountpoint: String, options: [String], token: String?, expected: String)] = [
             ("box:", mountpoint.path, [endpoint, "frobnicate=1"], sim.developerToken, "unknown option 'frobnicate'"),
             ("box:", mountpoint.path, [endpoint, "uid=abc"], sim.developerToken, "'abc' is not a valid number"),
+            ("box:", mountpoint.path, [endpoint, "control_dir=a/b"], sim.developerToken, "option 'control_dir': 'a/b' is not a file name"),
+            ("box:", mountpoint.path, [endpoint, "control_dir=.."], sim.developerToken, "option 'control_dir': '..' is not a file name"),
             ("dropbox:", mountpoint.path, [endpoint], sim.developerToken, "unknown source 'dropbox:'"),
             ("box:", mountpoint.path + "-missing", [endpoint], sim.developerToken, "does not exist"),
             ("box:", mountpoint.path, ["endpoint=http://127.0.0.1:1"], sim.developerToken, "cannot reach Box at http://127.0.0.1:1"),
