@@ -168,6 +168,12 @@ public final class FileSystem: Sendable {
         if inode == StatusFile.inode || inode == StatusFile.retryInode || RefreshFile.target(of: inode) != nil {
             return statusFileAttributes(inode: inode)
         }
+        if let folder = CommandFile.folder(of: inode) {
+            guard let attributes = commandFileAttributes(parent: folder, name: CommandFile.name) else {
+                throw .notFound(CommandFile.name)
+            }
+            return attributes
+        }
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
         if InodeTable.isDetached(node.item.id), let unlinked = locals.withLock({ $0.unlinkedFile(inode: inode) }) {
             var attributes = attributes(of: unlinked.item, inode: inode)
