@@ -30,9 +30,7 @@ struct LinkCommand: ParsableCommand {
 
             Exits 1 with one line on stderr for a path that does not
             exist or is not in a boxfs mount, an unsafe or unreadable
-            password file, or settings Box refuses (with Box's reason),
-            and for a file whose changes are still uploading (share it
-            once `boxfs status` no longer lists it).
+            password file, or settings Box refuses (with Box's reason).
 
             Examples:
               boxfs link ~/Box/report.pdf

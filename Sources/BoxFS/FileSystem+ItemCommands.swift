@@ -37,11 +37,11 @@ extension FileSystem {
     }
 
     /// Creates, updates or removes the item's shared link. Box gives the item a new etag, which the mount
-    /// takes at once (an upload built on the old one would be refused), so a file with changes still
-    /// uploading is refused first.
+    /// takes at once, so the next upload of the file is not first refused (412) for the old one. An upload
+    /// already under way meets that 412 and goes again on the new etag (the content it was built on is
+    /// unchanged), so a file with changes still uploading can be shared too.
     func link(_ request: CommandRequest, folder: UInt64) async throws(FSError) -> CommandAnswer {
         let item = try await commandTarget(request, folder: folder)
-        try refuseWhileUploading(item, "share it")
         var answer = CommandAnswer()
         do {
             if request.remove == true {
@@ -59,6 +59,7 @@ extension FileSystem {
         if let current = try? await (item.kind == .folder ? client.folder(id: item.id) : client.file(id: item.id)) {
             await showCommandResult(current)
         }
+
         return answer
     }
 }

@@ -60,10 +60,13 @@ final class BoxCommandLockLinkTests: BoxCommandTestCase {
         XCTAssertEqual(try downloadThroughLink(url, as: colleague.api, fileID: file.id), "quarterly numbers\n")
         // The same command again keeps the URL.
         XCTAssertEqual(try boxfsSucceeds(["link", mount.path("docs/report.txt")]), url + "\n")
-        // The mount took the item's new etag: a write after sharing is a plain new version, not a conflict.
+        // The mount took the item's new etag: the write after sharing is one plain new version, never refused
+        // for the etag the link replaced.
+        let before = try requests().count
         try Shell.bash("echo more >> \"$F\"", environment: ["F": mount.path("docs/report.txt")])
         try await waitForBox("docs/report.txt", text: "quarterly numbers\nmore\n")
         XCTAssertEqual(try boxNames(in: "docs"), ["report.txt"])
+        XCTAssertEqual(try requests().dropFirst(before).filter { $0.status == 412 }.map(\.path), [])
 
         XCTAssertEqual(try boxfsSucceeds(["link", mount.path("docs/report.txt"), "--remove"]),
                        "\(mount.path("docs/report.txt")): shared link removed\n")
