@@ -50,17 +50,14 @@ struct LinkCommand: ParsableCommand {
     @Flag(help: "Remove the link instead.") var remove = false
     @Flag(help: "Print JSON instead of the URL.") var json = false
 
-    func validate() throws {
-        if let access, !["open", "company", "collaborators"].contains(access) {
-            throw ValidationError("--access \(access): choose open, company or collaborators")
-        }
-        if remove, access != nil || passwordFile != nil || expires != nil || noDownload {
-            throw ValidationError("--remove takes no other link option")
-        }
-    }
-
     func run() throws {
         try CommandChannel.run("link") { () throws(CommandChannel.Failure) in
+            if let access, !["open", "company", "collaborators"].contains(access) {
+                throw CommandChannel.Failure(description: "--access \(access): choose open, company or collaborators")
+            }
+            if remove, access != nil || passwordFile != nil || expires != nil || noDownload {
+                throw CommandChannel.Failure(description: "--remove takes no other link option")
+            }
             let target = try CommandChannel.existing(path)
             let answer = try CommandChannel.send(try request(), to: target, command: "link")
             if json {
