@@ -11,11 +11,14 @@ extension BoxClient {
     /// `Retry-After` (file not ready) is waited for, within the retry policy. A range that starts at
     /// or beyond the end of the file gives empty data (416). If the server ignores `Range` and sends
     /// the whole file, only the requested bytes are returned.
-    public func download(fileID: String, range: Range<Int64>?) async throws -> Data {
+    ///
+    /// `version`, a file version id (`BoxFileVersion.id`, `BoxItem.fileVersionID`), asks for that version's
+    /// content (`?version=`) instead of the current one.
+    public func download(fileID: String, range: Range<Int64>?, version: String = "") async throws -> Data {
         if let range, range.isEmpty { return Data() }
         let answer = try await fetchContent(
-            fileID: fileID, rangeHeaders: Self.rangeHeaders(range), destination: .memory, locations: nil,
-            mayRenewLocation: true)
+            fileID: fileID, version: version, rangeHeaders: Self.rangeHeaders(range), destination: .memory,
+            locations: nil, mayRenewLocation: true)
         return Self.bytes(of: answer, range: range)
     }
 

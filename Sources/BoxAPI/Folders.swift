@@ -12,33 +12,9 @@ extension BoxClient {
     /// `limit=1000`, `fields=BoxItem.fields`), one request per 1000 entries. Falls back to offset
     /// paging if a server answers without `next_marker`.
     public func folderItems(id: String) async throws -> [BoxItem] {
-        var items: [BoxItem] = []
-        var marker: String?
-        var offset: Int64?
-        var seenMarkers: Set<String> = []
-        while true {
-            var query = [
-                ("fields", BoxItem.fields), ("limit", String(Self.folderPageLimit)), ("usemarker", "true"),
-            ]
-            if let marker { query.append(("marker", marker)) }
-            if let offset { query.append(("offset", String(offset))) }
-            let request = BoxRequest.get(apiURL("folders", id, "items", query: query))
-            let page = try await executeJSON(request, as: ItemPageDTO.self)
-            items += page.entries.map(\.item)
-
-            if page.isMarkerPaged {
-                guard let next = page.nextMarker, !next.isEmpty else { return items }
-                guard seenMarkers.insert(next).inserted else {
-                    throw BoxAPIError(
-                        kind: .decoding("the server repeated a paging marker"), status: 200,
-                        request: request.logDescription)
-                }
-                marker = next
-            } else {
-                let nextOffset = (page.offset ?? offset ?? 0) + Int64(page.entries.count)
-                guard !page.entries.isEmpty, let total = page.totalCount, nextOffset < total else { return items }
-                offset = nextOffset
-            }
-        }
+        try await allPages(
+            ["folders", id, "items"], query: [("fields", BoxItem.fields)], limit: Self.folderPageLimit,
+            markerPaged: true, as: ItemDTO.self
+        ).map(\.item)
     }
 }

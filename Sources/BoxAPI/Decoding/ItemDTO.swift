@@ -77,8 +77,12 @@ struct LockDTO: Decodable {
 
 /// One page of `GET /folders/{id}/items`, marker-based (`next_marker`, null or "" at the end) or
 /// offset-based (`total_count`, `offset`) when a server ignores `usemarker`.
-struct ItemPageDTO: Decodable {
-    var entries: [ItemDTO]
+typealias ItemPageDTO = PageDTO<ItemDTO>
+
+/// One page of a Box collection (folder items, the trash, search results, file versions), marker-based
+/// (`next_marker`, null or "" at the end) or offset-based (`total_count`, `offset`).
+struct PageDTO<Entry: Decodable>: Decodable {
+    var entries: [Entry]
     /// nil or "" at the end of a marker-paged listing.
     var nextMarker: String?
     /// Whether the page has a `next_marker` field at all, i.e. marker paging is in effect.
@@ -94,7 +98,7 @@ struct ItemPageDTO: Decodable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        entries = try c.decode([ItemDTO].self, forKey: .entries)
+        entries = try c.decode([Entry].self, forKey: .entries)
         isMarkerPaged = c.contains(.nextMarker)
         nextMarker = try c.decodeIfPresent(String.self, forKey: .nextMarker)
         totalCount = try c.decodeLenientInt64IfPresent(forKey: .totalCount)
