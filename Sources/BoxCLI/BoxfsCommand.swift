@@ -9,7 +9,8 @@ struct BoxfsCommand: AsyncParsableCommand {
         version: BoxfsVersion.string,
         subcommands: [
             MountCommand.self, UnmountCommand.self, StatusCommand.self, RetryCommand.self, RefreshCommand.self,
-            LinkCommand.self, LockCommand.self, UnlockCommand.self, LoginCommand.self, LogoutCommand.self,
+            VersionsCommand.self, RestoreCommand.self, TrashCommand.self, LinkCommand.self, LockCommand.self,
+            UnlockCommand.self, SearchCommand.self, LoginCommand.self, LogoutCommand.self,
             ProfileCommand.self,
         ])
 }

@@ -62,7 +62,12 @@ extension FileSystem {
         case .lock: return try await lock(request, folder: folder)
         case .unlock: return try await unlock(request, folder: folder)
         case .link: return try await link(request, folder: folder)
-        default: throw FSError(ENOTSUP, "\(request.op.rawValue) is not available in this version of the mount")
+        case .versions: return try await versions(request, folder: folder)
+        case .restore: return try await restoreVersion(request, folder: folder)
+        case .trashList: return try await trashList(request, folder: folder)
+        case .trashRestore: return try await trashRestore(request, folder: folder)
+        case .trashPurge: return try await trashPurge(request, folder: folder)
+        case .search: return try await search(request, folder: folder)
         }
     }
 
