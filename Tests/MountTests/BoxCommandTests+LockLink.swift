@@ -34,6 +34,46 @@ final class BoxCommandLockLinkTests: BoxCommandTestCase {
         XCTAssertEqual(try colleague.api.request("PUT", "/2.0/files/\(file.id)", json: ["name": "renamed.txt"]).status, 200)
     }
 
+    /// The mount takes Box's answer to the lock at once: a lock it last saw held by someone else (now gone on
+    /// Box, unknown to this quiet mount) is replaced by its own, and the file is writable again without a refresh.
+    func testLockUpdatesTheMountsCachedLockAtOnce() async throws {
+        let mount = try await startAndMount(texts: ["team/plan.txt": "one\n"], options: Self.quietOptions)
+        let colleague = try otherUser()
+        try collaborate(colleague.id, on: try XCTUnwrap(try api.entry(at: "team")).id)
+        let file = try XCTUnwrap(try api.entry(at: "team/plan.txt"))
+        _ = try colleague.api.call("PUT", "/2.0/files/\(file.id)?fields=lock", json: ["lock": ["access": "lock"]])
+        try boxfsSucceeds(["refresh", mount.path("team")])
+        XCTAssertEqual(try succeed(["stat", "-c", "%A", mount.path("team/plan.txt")]), "-r--r--r--\n")
+        _ = try colleague.api.call("PUT", "/2.0/files/\(file.id)?fields=lock", json: ["lock": NSNull()])
+
+        try boxfsSucceeds(["lock", mount.path("team/plan.txt")])
+
+        XCTAssertEqual(try succeed(["stat", "-c", "%A", mount.path("team/plan.txt")]), "-rw-r--r--\n")
+        try Shell.bash("echo two >> \"$F\"", environment: ["F": mount.path("team/plan.txt")])
+        try await waitForBox("team/plan.txt", text: "one\ntwo\n")
+    }
+
+    /// Commands run side by side, each through its own open of a command file, while files are read.
+    func testCommandsInParallelEachGetTheirOwnAnswer() async throws {
+        var texts: [String: String] = [:]
+        for index in 0..<8 { texts["f\(index).txt"] = "file \(index)\n" }
+        let mount = try await startAndMount(texts: texts, options: Self.quietOptions)
+        let script = (0..<8).map { "\"$B\" link \"$M/f\($0).txt\" > \"$O/\($0)\" 2>&1 & cat \"$M/f\($0).txt\" > /dev/null &" }
+            .joined(separator: "\n") + "\nwait"
+        let out = try makeTemporaryDirectory()
+
+        let result = try Shell.bash(script, environment: ["B": try MountFixture.locateBinary().path, "M": mount.mountpoint.path, "O": out.path])
+
+        XCTAssertEqual(result.status, 0, result.stderr)
+        var urls: Set<String> = []
+        for index in 0..<8 {
+            let url = try String(contentsOf: out.appendingPathComponent("\(index)"), encoding: .utf8).trimmingCharacters(in: .newlines)
+            XCTAssertEqual(try api.sharedLinkURL(fileID: try XCTUnwrap(try api.entry(at: "f\(index).txt")).id), url)
+            urls.insert(url)
+        }
+        XCTAssertEqual(urls.count, 8)
+    }
+
     func testLockOfAFileAnotherUserLockedIsBoxsRefusalInOneLine() async throws {
         let mount = try await startAndMount(texts: ["team/plan.txt": "one\n"], options: Self.quietOptions)
         let colleague = try otherUser()
