@@ -154,3 +154,23 @@ enum CommandTime {
         }
     }
 }
+
+/// `{"path": PATH, KEY: VALUE}` with `null` for no value: what `lock`, `unlock` and `link` print with --json.
+struct PathAndValue<Value: Encodable>: Encodable {
+    var path: String
+    var key: String
+    var value: Value?
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(path, forKey: Key(stringValue: "path"))
+        try container.encode(value, forKey: Key(stringValue: key))
+    }
+}

@@ -61,7 +61,7 @@ struct LinkCommand: ParsableCommand {
             let target = try CommandChannel.existing(path)
             let answer = try CommandChannel.send(try request(), to: target, command: "link")
             if json {
-                CommandChannel.printJSON(LinkOutput(path: target.path, link: answer.link))
+                CommandChannel.printJSON(PathAndValue(path: target.path, key: "link", value: answer.link))
             } else if let link = answer.link {
                 print(link.url)
             } else {
@@ -97,19 +97,5 @@ struct LinkCommand: ParsableCommand {
             request.password = password
         }
         return request
-    }
-}
-
-/// What `link --json` prints.
-struct LinkOutput: Encodable {
-    var path: String
-    var link: CommandAnswer.Link?
-
-    enum CodingKeys: String, CodingKey { case path, link }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(path, forKey: .path)
-        try container.encode(link, forKey: .link)  // null once removed
     }
 }

@@ -51,7 +51,7 @@ struct LockCommand: ParsableCommand {
             let target = try CommandChannel.existing(path)
             let answer = try CommandChannel.send(request, to: target, command: "lock")
             if json {
-                CommandChannel.printJSON(LockOutput(path: target.path, lock: answer.lock))
+                CommandChannel.printJSON(PathAndValue(path: target.path, key: "lock", value: answer.lock))
             } else {
                 let lock = answer.lock
                 let until = lock?.expiresAt.map { "until \(ISO8601DateFormatter().string(from: $0))" } ?? "until unlocked"
@@ -89,24 +89,10 @@ struct UnlockCommand: ParsableCommand {
             let target = try CommandChannel.existing(path)
             _ = try CommandChannel.send(CommandRequest(op: .unlock), to: target, command: "unlock")
             if json {
-                CommandChannel.printJSON(LockOutput(path: target.path, lock: nil))
+                CommandChannel.printJSON(PathAndValue<CommandAnswer.Lock>(path: target.path, key: "lock", value: nil))
             } else {
                 print("\(target.path): unlocked")
             }
         }
-    }
-}
-
-/// What `lock --json` and `unlock --json` print.
-struct LockOutput: Encodable {
-    var path: String
-    var lock: CommandAnswer.Lock?
-
-    enum CodingKeys: String, CodingKey { case path, lock }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(path, forKey: .path)
-        try container.encode(lock, forKey: .lock)  // null when unlocked
     }
 }

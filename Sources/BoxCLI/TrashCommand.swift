@@ -17,19 +17,20 @@ struct TrashCommand: ParsableCommand {
             boxfs trash list [FOLDER]
                 What was deleted from FOLDER (default: the current folder)
                 and below it, one line each: its path, type, size and when
-                it was deleted. A folder is one line: what was in it went
-                to the trash with it and comes back with it. Items whose
-                folder is itself in the trash are not listed (restore the
-                folder first).
+                it was deleted. A folder is one line: what was in it comes
+                back with it (rm -r deletes a folder's files one by one
+                before the folder; they are not listed on their own).
             boxfs trash restore PATH
                 Puts the item that was at PATH back where it was, with
-                everything that was inside it; the mount shows it at once.
+                everything that was inside it and is still in the trash;
+                the mount shows it at once.
                 If several items were deleted from that path, the last one
                 comes back. If the name is taken there, or its folder is
                 gone, nothing changes and the line says why.
             boxfs trash purge PATH --yes
-                Deletes the item that was at PATH from the trash for good;
-                it cannot be restored afterwards. --yes is required.
+                Deletes the item that was at PATH from the trash for good
+                (a folder with what was inside it); it cannot be restored
+                afterwards. --yes is required.
 
             Exits 1 with one line on stderr for a path not in a boxfs mount,
             an item not in the trash, or Box's refusal (and why).

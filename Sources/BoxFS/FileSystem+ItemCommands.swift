@@ -6,34 +6,35 @@ extension FileSystem {
     /// Locks the file for the mount's user. The mount's node takes the lock at once: the user's own lock does
     /// not stop this mount's writes (`isLockedForUs`), while others are refused by Box.
     func lock(_ request: CommandRequest, folder: UInt64) async throws(FSError) -> CommandAnswer {
-        let item = try await commandTarget(request, folder: folder)
-        guard item.kind == .file else { throw FSError(EISDIR, "\(item.name): Box locks files only, not folders") }
-        let locked: BoxItem
-        do {
-            locked = try await client.lockFile(
-                id: item.id, expiresAt: request.expiresAt, preventDownload: request.preventDownload ?? false)
-        } catch {
-            throw commandFailure(error, "locking \(item.name)")
+        let locked = try await changeLock(request, folder: folder, "locking") { [client] id in
+            try await client.lockFile(id: id, expiresAt: request.expiresAt, preventDownload: request.preventDownload ?? false)
         }
-        await showCommandResult(locked)
         var answer = CommandAnswer()
         answer.lock = locked.lock.map(CommandAnswer.Lock.init)
         return answer
     }
 
     func unlock(_ request: CommandRequest, folder: UInt64) async throws(FSError) -> CommandAnswer {
-        let item = try await commandTarget(request, folder: folder)
-        guard item.kind == .file else { throw FSError(EISDIR, "\(item.name): Box locks files only, not folders") }
-        let unlocked: BoxItem
-        do {
-            unlocked = try await client.unlockFile(id: item.id)
-        } catch {
-            throw commandFailure(error, "unlocking \(item.name)")
-        }
-        await showCommandResult(unlocked)
+        _ = try await changeLock(request, folder: folder, "unlocking") { [client] id in try await client.unlockFile(id: id) }
         var answer = CommandAnswer()
         answer.unlocked = true
         return answer
+    }
+
+    /// Sets or removes the lock of the file a request names with `call`, and shows Box's answer at once.
+    private func changeLock(
+        _ request: CommandRequest, folder: UInt64, _ doing: String, _ call: (String) async throws -> BoxItem
+    ) async throws(FSError) -> BoxItem {
+        let item = try await commandTarget(request, folder: folder)
+        guard item.kind == .file else { throw FSError(EISDIR, "\(item.name): Box locks files only, not folders") }
+        let changed: BoxItem
+        do {
+            changed = try await call(item.id)
+        } catch {
+            throw commandFailure(error, "\(doing) \(item.name)")
+        }
+        await showCommandResult(changed)
+        return changed
     }
 
     /// Creates, updates or removes the item's shared link. Box gives the item a new etag, which the mount
