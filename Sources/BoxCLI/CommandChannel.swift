@@ -65,6 +65,9 @@ enum CommandChannel {
                 throw Failure(description: "\(target.folder): this mount's boxfs is too old for `boxfs \(command)` (unmount and mount it again)")
             case EACCES, EPERM:
                 throw Failure(description: "\(target.folder): only the user who mounted it can run commands on this mount")
+            case EROFS:
+                // The kernel refuses the read-write open of the channel on a read-only mount (`ro`, `downscope`).
+                throw Failure(description: "\(target.folder) is on a read-only boxfs mount; `boxfs \(command)` needs a read-write one")
             default:
                 throw Failure(description: "\(target.folder): \(String(cString: strerror(code)))")
             }
