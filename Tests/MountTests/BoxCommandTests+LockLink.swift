@@ -169,6 +169,10 @@ final class BoxCommandLockLinkTests: BoxCommandTestCase {
         XCTAssertEqual(missing, "boxfs link: \(mount.path("nothing.txt")): No such file or directory\n")
         let folder = try boxfsFails(["lock", mount.path("")])
         XCTAssertTrue(folder.contains("Box locks files only"), folder)
+        // The channel is never listed, so no tool walks into it, and only the mount's owner may open it.
+        XCTAssertFalse(try succeed(["ls", "-a", mount.path("")]).contains(".boxfs"))
+        XCTAssertFalse(try succeed(["find", mount.mountpoint.path]).contains(".boxfs"))
+        XCTAssertEqual(try succeed(["stat", "-c", "%A %s", mount.path(".boxfs\\command")]), "-rw------- 0\n")
 
         // Two 500s, then the lock lands: one policy retries it.
         let file = try XCTUnwrap(try api.entry(at: "a.txt"))
