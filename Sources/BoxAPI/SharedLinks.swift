@@ -92,12 +92,12 @@ struct SharedLinkHolderDTO: Decodable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        link = try c.decodeIfPresent(SharedLinkDTO.self, forKey: .sharedLink)?.link
+        link = try c.decodeIfPresent(SharedLinkObjectDTO.self, forKey: .sharedLink)?.link
     }
 }
 
 /// Box's `shared_link` object.
-struct SharedLinkDTO: Decodable {
+struct SharedLinkObjectDTO: Decodable {
     var link: SharedLink
 
     private enum CodingKeys: String, CodingKey {
