@@ -57,7 +57,17 @@ enum CommandChannel {
             throw Failure(description: "the request could not be encoded: \(error)")
         }
         let control = target.folder + "/" + CommandFile.name
-        let descriptor = open(control, O_RDWR | O_CLOEXEC)
+        var descriptor = open(control, O_RDWR | O_CLOEXEC)
+        var carried = false
+        if descriptor < 0, errno == EROFS, !request.op.changesBox {
+            // A read-only mount: the request travels in the name of a file opened read-only (`CommandQueries`).
+            let name = CommandFile.queryName(for: body)
+            guard name.utf8.count <= Int(NAME_MAX) else {
+                throw Failure(description: "\(target.path): the request is too long for a read-only mount (a shorter name or query)")
+            }
+            descriptor = open(target.folder + "/" + name, O_RDONLY | O_CLOEXEC)
+            carried = true
+        }
         guard descriptor >= 0 else {
             let code = errno
             switch code {
@@ -67,13 +77,13 @@ enum CommandChannel {
                 throw Failure(description: "\(target.folder): only the user who mounted it can run commands on this mount")
             case EROFS:
                 // The kernel refuses the read-write open of the channel on a read-only mount (`ro`, `downscope`).
-                throw Failure(description: "\(target.folder) is on a read-only boxfs mount; `boxfs \(command)` needs a read-write one")
+                throw Failure(description: "\(target.folder) is on a read-only boxfs mount; `boxfs \(command)` changes Box and needs a read-write one")
             default:
                 throw Failure(description: "\(target.folder): \(String(cString: strerror(code)))")
             }
         }
         defer { close(descriptor) }
-        let written = body.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let written = carried ? body.count : body.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         guard written == body.count else {
             throw Failure(description: "\(target.folder): sending the request: \(String(cString: strerror(errno)))")
         }

@@ -14,8 +14,10 @@ final class CommandExchange: Sendable {
     let folder: UInt64
     private let state = Mutex(State.collecting(Data()))
 
-    init(folder: UInt64) {
+    /// `request`: already written (a query name's, `CommandQueries`).
+    init(folder: UInt64, request: Data = Data()) {
         self.folder = folder
+        state.withLock { $0 = .collecting(request) }
     }
 
     /// Appends request bytes written at `offset` (writes follow each other; the request is one JSON object).

@@ -17,21 +17,42 @@ import Foundation
 /// caller is interrupted (`InterruptRegistry`), so Ctrl-C stops a command waiting for a hung server at once
 /// (the operation's task is cancelled with it; whether a change already reached Box is then unknown).
 ///
+/// On a read-only mount the kernel refuses that read-write open; commands that only read use a name that carries
+/// the request instead (`CommandQueries`).
+///
 /// Inodes: top bits 001 (bit 61 set, bits 62 and 63 clear; Box items count up from 2, `RefreshFile` has bit 62,
-/// the status files bit 63), the folder's inode below them.
+/// the status files bit 63), the folder's inode below them; with bit 60 also set, a query name's.
 public enum CommandFile {
     public static let name = ".boxfs\\command"
 
+    /// The prefix of the names that carry a read-only request (`CommandQueries`).
+    public static let queryPrefix = name + "\\"
+
     private static let flag: UInt64 = 1 << 61
     private static let topBits: UInt64 = 0b111 << 61
+    /// Within the range, bit 60 marks a query name's inode (folders' inodes stay below it).
+    private static let queryBit: UInt64 = 1 << 60
 
     /// The command file's inode for the folder `folder`.
     static func inode(folder: UInt64) -> UInt64 { flag | folder }
 
     /// The folder a command file's inode names; nil for any other inode.
     static func folder(of inode: UInt64) -> UInt64? {
-        inode & topBits == flag ? inode & ~topBits : nil
+        inode & (topBits | queryBit) == flag ? inode & ~topBits : nil
     }
+
+    /// The name that carries `request` on a read-only mount (`CommandQueries`; the client side).
+    public static func queryName(for request: Data) -> String {
+        queryPrefix + request.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The inode of the query numbered `number` (`CommandQueries`).
+    static func queryInode(_ number: UInt64) -> UInt64 { flag | queryBit | number }
+
+    /// Whether `inode` is a query name's.
+    static func isQuery(_ inode: UInt64) -> Bool { inode & (topBits | queryBit) == flag | queryBit }
 
     /// The largest request accepted (a request is a few hundred bytes).
     static let maxRequestBytes = 64 * 1024
@@ -54,6 +75,14 @@ public enum CommandFile {
 /// One operation asked of the mount through `CommandFile`.
 public struct CommandRequest: Codable, Sendable, Equatable {
     public enum Operation: String, Codable, Sendable {
+        /// Whether the operation changes anything on Box (refused on a read-only mount).
+        public var changesBox: Bool {
+            switch self {
+            case .versions, .trashList, .search: false
+            default: true
+            }
+        }
+
         case versions, restore, lock, unlock, link
         case trashList = "trash-list", trashRestore = "trash-restore", trashPurge = "trash-purge"
         case search

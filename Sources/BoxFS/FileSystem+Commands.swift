@@ -6,18 +6,44 @@ import Foundation
 extension FileSystem {
     /// The attributes of `<folder>/.boxfs\command`, nil for any other name: read-write for the mount's owner
     /// only (the kernel enforces it, `default_permissions`), size 0 (read with direct I/O).
+    /// A query name (`CommandQueries`) is counted as one more kernel reference to its inode: read-only for the
+    /// owner.
     func commandFileAttributes(parent: UInt64, name: String) -> FileAttributes? {
-        guard name == CommandFile.name, tree.withLock({ $0.node(parent)?.item.kind == .folder }) else { return nil }
-        var attributes = statusFileAttributes(inode: CommandFile.inode(folder: parent))
-        attributes.permissions = 0o600
+        guard name.hasPrefix(CommandFile.name), tree.withLock({ $0.node(parent)?.item.kind == .folder }) else { return nil }
+        if name == CommandFile.name { return commandFileAttributes(inode: CommandFile.inode(folder: parent), permissions: 0o600) }
+        guard let request = CommandQueries.request(inName: name) else { return nil }
+        let inode = commandQueries.withLock { $0.lookup(folder: parent, name: name, request: request) }
+        return commandFileAttributes(inode: inode, permissions: 0o400)
+    }
+
+    func commandFileAttributes(inode: UInt64, permissions: UInt16) -> FileAttributes {
+        var attributes = statusFileAttributes(inode: inode)
+        attributes.permissions = permissions
         return attributes
+    }
+
+    /// The attributes of a query name's inode, nil for any other inode.
+    func commandQueryAttributes(_ inode: UInt64) -> FileAttributes? {
+        guard CommandFile.isQuery(inode), commandQueries.withLock({ $0.query(inode) }) != nil else { return nil }
+        return commandFileAttributes(inode: inode, permissions: 0o400)
+    }
+
+    /// Opens a query name: read-only; its request runs at the first read, again at each open.
+    func openCommandQuery(_ inode: UInt64, mode: OpenMode) throws(FSError) -> OpenedFile? {
+        guard CommandFile.isQuery(inode) else { return nil }
+        guard let query = commandQueries.withLock({ $0.query(inode) }) else { throw .notFound("command query") }
+        guard mode == .readOnly else { throw FSError(EACCES, "a command query is read-only") }
+        return openedExchange(CommandExchange(folder: query.folder, request: query.request))
     }
 
     /// Opens a command file: read-write, never truncated; nothing runs until the first read.
     func openCommandFile(folder: UInt64, mode: OpenMode) throws(FSError) -> OpenedFile {
         guard mode == .readWrite else { throw FSError(EINVAL, "\(CommandFile.name) is opened read-write") }
         _ = try folderItem(folder)
-        let exchange = CommandExchange(folder: folder)
+        return openedExchange(CommandExchange(folder: folder))
+    }
+
+    private func openedExchange(_ exchange: CommandExchange) -> OpenedFile {
         var opened = OpenedFile(handle: handles.withLock { $0.open(.command(exchange)) }, keepCache: false)
         opened.directIO = true
         return opened
@@ -130,15 +156,5 @@ extension FileSystem {
         guard hasLocalChanges(item) else { return }
         throw FSError(EBUSY, "\(item.name) has changes written here that are not on Box yet; \(what) once "
             + "`boxfs status` shows no upload for it")
-    }
-}
-
-extension CommandRequest.Operation {
-    /// Whether the operation changes anything on Box (refused on a read-only mount).
-    var changesBox: Bool {
-        switch self {
-        case .versions, .trashList, .search: false
-        default: true
-        }
     }
 }

@@ -28,6 +28,7 @@ extension FileSystem {
             return try await openRefreshFile(folder: target.folder, recursive: target.recursive, mode: mode, truncate: truncate)
         }
         if let folder = CommandFile.folder(of: inode) { return try openCommandFile(folder: folder, mode: mode) }
+        if let query = try openCommandQuery(inode, mode: mode) { return query }
         let item = try fileItem(inode)
         if LocalFiles.isLocalID(item.id), locals.withLock({ $0.file(itemID: item.id) }) == nil {
             // A made-up id whose local file is gone (uploaded under its Box id, or deleted): a stale inode.

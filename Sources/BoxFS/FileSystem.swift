@@ -56,6 +56,9 @@ public final class FileSystem: Sendable {
     /// Box changes made on the mount's own behalf after uploads land, which namespace operations wait for.
     let cleanups = BoxCleanups()
 
+    /// Requests carried in names, for read-only mounts (`CommandQueries`).
+    let commandQueries = Mutex(CommandQueries())
+
     /// The file shown when the mounted item is a single file (a shared link to a file), else nil.
     let singleFileID: String?
 
@@ -157,6 +160,7 @@ public final class FileSystem: Sendable {
 
     /// The kernel no longer references `inode` `count` times.
     public func forget(_ inode: UInt64, count: UInt64) {
+        if CommandFile.isQuery(inode) { return commandQueries.withLock { $0.forget(inode, count: count) } }
         let gone = tree.withLock { tree in
             tree.forget(inode, count: count)
             return tree.node(inode) == nil
@@ -168,6 +172,7 @@ public final class FileSystem: Sendable {
         if inode == StatusFile.inode || inode == StatusFile.retryInode || RefreshFile.target(of: inode) != nil {
             return statusFileAttributes(inode: inode)
         }
+        if let query = commandQueryAttributes(inode) { return query }
         if let folder = CommandFile.folder(of: inode) {
             guard let attributes = commandFileAttributes(parent: folder, name: CommandFile.name) else {
                 throw .notFound(CommandFile.name)

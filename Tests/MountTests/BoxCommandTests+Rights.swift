@@ -30,20 +30,26 @@ final class BoxCommandRightsTests: AuthMountTestCase {
         XCTAssertEqual(calls.filter { $0.asUser != userID }.map(\.path), [], "every call carries the mount's As-User")
     }
 
-    /// A read-only mount (`ro`, or `downscope`, whose token cannot write) takes no commands: the kernel refuses
-    /// the channel's read-write open, and the command says why without asking Box anything.
-    func testADownscopedReadOnlyMountRefusesCommandsInOneLine() throws {
+    /// A read-only mount (`ro`, or `downscope`, whose token cannot write): the kernel refuses the channel's
+    /// read-write open, so the commands that only read carry their request in a name opened read-only, and those
+    /// that change Box say why they cannot, without asking Box anything.
+    func testADownscopedReadOnlyMountReadsButRefusesChangesInOneLine() throws {
         let mountpoint = try mounted(options: try developerTokenOptions("downscope"))
         let path = mountpoint.appendingPathComponent("a.txt").path
         let before = try lastSequence()
 
         let refused = try boxfs(["lock", path])
-        let listed = try boxfs(["versions", path])
-
         XCTAssertEqual(refused.status, 1)
-        XCTAssertEqual(refused.stderr, "boxfs lock: \(mountpoint.path) is on a read-only boxfs mount; `boxfs lock` needs a read-write one\n")
-        XCTAssertEqual(listed.status, 1)
-        XCTAssertEqual(listed.stderr, "boxfs versions: \(mountpoint.path) is on a read-only boxfs mount; `boxfs versions` needs a read-write one\n")
+        XCTAssertEqual(refused.stderr, "boxfs lock: \(mountpoint.path) is on a read-only boxfs mount; `boxfs lock` changes Box and needs a read-write one\n")
         XCTAssertEqual(try sim.requestLog().filter { $0.seq > before }.map(\.path), [])
+
+        let listed = try boxfs(["versions", path])
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertEqual(listed.stdout, "\(path): no earlier versions\n")
+        XCTAssertEqual(try boxfs(["versions", path]).stdout, listed.stdout, "the same query again")
+        let found = try boxfs(["search", "alpha", "--in", mountpoint.path])
+        XCTAssertEqual(found.stdout, path + "\n", found.stderr)
+        XCTAssertEqual(try boxfs(["trash", "list", mountpoint.path]).stdout, "")
+        XCTAssertFalse(try Shell.run(["ls", "-a", mountpoint.path]).stdout.contains(".boxfs"))
     }
 }
