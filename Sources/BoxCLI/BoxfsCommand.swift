@@ -8,7 +8,9 @@ struct BoxfsCommand: AsyncParsableCommand {
         abstract: "Box cloud storage as a Linux filesystem.",
         version: BoxfsVersion.string,
         subcommands: [
-            MountCommand.self, UnmountCommand.self, StatusCommand.self, RetryCommand.self, RefreshCommand.self, LoginCommand.self, LogoutCommand.self,
+            MountCommand.self, UnmountCommand.self, StatusCommand.self, RetryCommand.self, RefreshCommand.self,
+            VersionsCommand.self, RestoreCommand.self, TrashCommand.self, LinkCommand.self, LockCommand.self,
+            UnlockCommand.self, SearchCommand.self, LoginCommand.self, LogoutCommand.self,
             ProfileCommand.self,
         ])
 }

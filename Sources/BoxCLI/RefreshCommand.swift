@@ -88,16 +88,21 @@ extension MountTable {
     /// The type of the filesystem `path` (absolute, resolved) is on: the deepest mount in /proc/self/mounts that
     /// holds it.
     static func filesystemType(containing path: String) -> String? {
+        mount(containing: path)?.type
+    }
+
+    /// The deepest mount in /proc/self/mounts that holds `path` (absolute, resolved): its mountpoint and type.
+    static func mount(containing path: String) -> (mountpoint: String, type: String)? {
         let table = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""
-        var best: (length: Int, type: String)?
+        var best: (mountpoint: String, type: String)?
         for line in table.split(separator: "\n") {
             let fields = line.split(separator: " ")
             guard fields.count > 2 else { continue }
             let mountpoint = unescape(String(fields[1]))
             let holds = mountpoint == "/" || path == mountpoint || path.hasPrefix(mountpoint + "/")
             // A later line for the same mountpoint is mounted over the earlier one.
-            if holds, mountpoint.count >= (best?.length ?? -1) { best = (mountpoint.count, String(fields[2])) }
+            if holds, mountpoint.count >= (best?.mountpoint.count ?? -1) { best = (mountpoint, String(fields[2])) }
         }
-        return best?.type
+        return best
     }
 }

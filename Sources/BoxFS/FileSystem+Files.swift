@@ -28,6 +28,8 @@ extension FileSystem {
         if let target = RefreshFile.target(of: inode) {
             return try await openRefreshFile(folder: target.folder, recursive: target.recursive, mode: mode, truncate: truncate)
         }
+        if let folder = CommandFile.folder(of: inode) { return try openCommandFile(folder: folder, mode: mode) }
+        if let query = try openCommandQuery(inode, mode: mode) { return query }
         let item = try fileItem(inode)
         if LocalFiles.isLocalID(item.id), locals.withLock({ $0.file(itemID: item.id) }) == nil {
             // A made-up id whose local file is gone (uploaded under its Box id, or deleted): a stale inode.
@@ -68,6 +70,8 @@ extension FileSystem {
         case .local(let number, _):
             guard let staging = locals.withLock({ $0.file(number)?.staging }) else { throw .badHandle }
             return try staging.read(offset: offset, length: length)
+        case .command(let exchange):
+            return await readCommandAnswer(exchange, offset: offset, length: length)
         case .snapshot(let data):
             guard offset >= 0, offset < Int64(data.count) else { return Data() }
             let start = data.startIndex + Int(offset)
@@ -98,7 +102,9 @@ extension FileSystem {
 
     /// Writes `data` at `offset` through a handle opened for writing; returns the bytes written.
     public func write(handle: UInt64, offset: Int64, data: Data) async throws(FSError) -> Int {
-        guard case .local(let number, true)? = handles.withLock({ $0.handle(handle) }) else { throw .badHandle }
+        let opened = handles.withLock { $0.handle(handle) }
+        if case .command(let exchange)? = opened { return try exchange.write(data, offset: offset) }
+        guard case .local(let number, true)? = opened else { throw .badHandle }
         let end = offset + Int64(data.count)
         try await checkSpace(number, growingTo: end)
         try await modify(number) { staging throws(FSError) in

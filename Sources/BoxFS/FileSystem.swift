@@ -58,6 +58,8 @@ public final class FileSystem: Sendable {
 
     /// The control directory: its nodes and the views fetched for it (`ControlDirectory`).
     let controlState: ControlState
+    /// Requests carried in names, for read-only mounts (`CommandQueries`).
+    let commandQueries = Mutex(CommandQueries())
 
     /// The file shown when the mounted item is a single file (a shared link to a file), else nil.
     let singleFileID: String?
@@ -170,6 +172,7 @@ public final class FileSystem: Sendable {
     /// The kernel no longer references `inode` `count` times.
     public func forget(_ inode: UInt64, count: UInt64) {
         if ControlDirectory.contains(inode) { return forgetControl(inode, count: count) }
+        if CommandFile.isQuery(inode) { return commandQueries.withLock { $0.forget(inode, count: count) } }
         let gone = tree.withLock { tree in
             tree.forget(inode, count: count)
             return tree.node(inode) == nil
@@ -182,6 +185,13 @@ public final class FileSystem: Sendable {
             return statusFileAttributes(inode: inode)
         }
         if ControlDirectory.contains(inode) { return try controlAttributes(inode) }
+        if let query = commandQueryAttributes(inode) { return query }
+        if let folder = CommandFile.folder(of: inode) {
+            guard let attributes = commandFileAttributes(parent: folder, name: CommandFile.name) else {
+                throw .notFound(CommandFile.name)
+            }
+            return attributes
+        }
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
         if InodeTable.isDetached(node.item.id), let unlinked = locals.withLock({ $0.unlinkedFile(inode: inode) }) {
             var attributes = attributes(of: unlinked.item, inode: inode)

@@ -21,6 +21,8 @@ enum OpenHandle: Sendable {
     case local(number: UInt64, writable: Bool)
     /// Bytes fixed at open (the status file).
     case snapshot(Data)
+    /// A command file's request and answer (`CommandFile`).
+    case command(CommandExchange)
 }
 
 /// Open file and folder handles by number. A value type guarded by the `FileSystem`'s mutex.

@@ -40,10 +40,12 @@ public enum StatusFile {
 }
 
 extension FileSystem {
-    /// The attributes of `.boxfs\status` or `.boxfs\retry` at the root, or of a folder's `RefreshFile`, nil
+    /// The attributes of `.boxfs\status` or `.boxfs\retry` at the root, or of a folder's `RefreshFile` or
+    /// `CommandFile`, nil
     /// for any other name.
     func controlFileAttributes(parent: UInt64, name: String) -> FileAttributes? {
         if let refresh = refreshFileAttributes(parent: parent, name: name) { return refresh }
+        if let command = commandFileAttributes(parent: parent, name: name) { return command }
         guard parent == Self.rootInode else { return nil }
         if name == StatusFile.name { return statusFileAttributes }
         if name == StatusFile.retryName { return statusFileAttributes(inode: StatusFile.retryInode) }
