@@ -30,9 +30,7 @@ extension FileSystem {
             } catch let error as BoxAPIError where error.kind == .preconditionFailed {
                 // Changed on Box since it landed: someone else's file now, kept and shown.
                 logger.info("\(reason) (\(leftover.name), id \(leftover.fileID)) changed on Box since; kept")
-                try? await journal?.forgetLeftover(fileID: leftover.fileID)
-                locals.withLock { _ = $0.leftovers.remove(leftover.fileID) }
-                if let parentID = leftover.parentID { tree.withLock { $0.invalidateListing(folderID: parentID) } }
+                await keep(leftover)
                 return
             } catch let error as BoxAPIError where error.isTransient || client.connectivity.offline != nil {
                 logger.warning(
@@ -40,7 +38,11 @@ extension FileSystem {
                 retryLeftover(leftover, reason: reason)
                 return
             } catch {
-                logger.warning("could not remove \(reason) (\(leftover.name), id \(leftover.fileID)) from Box: \(error)")
+                // Refused for good (e.g. locked by someone): it stays on Box, so it is shown again, a file like
+                // any other, rather than hidden while it holds its name.
+                logger.warning("could not remove \(reason) (\(leftover.name), id \(leftover.fileID)) from Box: \(error); kept")
+                await keep(leftover)
+                return
             }
             do { try await journal?.forgetLeftover(fileID: leftover.fileID) } catch {
                 logger.warning("could not update the journal after removing \(leftover.name): \(error)")
@@ -58,6 +60,13 @@ extension FileSystem {
             return
         }
         for leftover in leftovers { removeLeftover(leftover, reason: "a leftover upload of an earlier run") }
+    }
+
+    /// A leftover that stays on Box: no longer removed, hidden or journaled, and its folder listed again.
+    private func keep(_ leftover: Leftover) async {
+        try? await writeBack?.journal.dropLeftover(fileID: leftover.fileID)
+        locals.withLock { _ = $0.leftovers.remove(leftover.fileID) }
+        if let parentID = leftover.parentID { tree.withLock { $0.invalidateListing(folderID: parentID) } }
     }
 
     private func retryLeftover(_ leftover: Leftover, reason: String) {

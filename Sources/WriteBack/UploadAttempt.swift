@@ -186,11 +186,14 @@ struct UploadAttempt: Sendable {
                 try await journal.forgetLeftover(fileID: leftover.fileID)
             } catch let removal as BoxAPIError where removal.kind == .notFound {
                 try? await journal.forgetLeftover(fileID: leftover.fileID)
-            } catch let removal as BoxAPIError where removal.kind == .preconditionFailed {
-                // Someone changed it since: theirs now, and the usual conflict.
-                try? await journal.forgetLeftover(fileID: leftover.fileID)
+            } catch let removal as BoxAPIError where removal.isTransient {
+                return .failed(.transient(retryAfter: removal.retryAfter, message: removal.description))
+            } catch let refusal {
+                // Someone changed it since (412) or Box refuses to remove it: it stays, and this is the usual conflict.
+                logger.info("the leftover stays on Box: \(refusal)", metadata: ["file": "\(leftover.fileID)"])
+                try? await journal.dropLeftover(fileID: leftover.fileID)
                 return .failed(UploadFailure.classify(error, forVersion: false))
-            } catch {}
+            }
             return .failed(.transient(retryAfter: nil, message: "the name was held by a leftover of this mount's"))
         }
         if error.isPreconditionFailed, let fileID = target.fileID {

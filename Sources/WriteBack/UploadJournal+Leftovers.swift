@@ -44,6 +44,13 @@ extension UploadJournal {
         }
     }
 
+    /// It stays on Box (changed by someone since, or Box refuses its removal): no leftover at all any more.
+    public func dropLeftover(fileID: String) async throws {
+        try await commits.write { db in
+            try db.execute(sql: "DELETE FROM leftover WHERE file_id = ?", arguments: [fileID])
+        }
+    }
+
     /// Every leftover not yet confirmed gone, oldest first.
     public func leftovers() throws -> [Leftover] {
         try read { db in

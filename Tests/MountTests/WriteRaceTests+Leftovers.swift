@@ -6,11 +6,11 @@ import XCTest
 /// after an editor-style rename over an existing file), whose removal from Box fails or is cut short.
 extension WriteRaceTests {
     /// The landed temporary file's removal fails with 503s beyond the client's own retries.
-    private func strayWhoseRemovalFails() async throws -> MountFixture {
+    private func strayWhoseRemovalFails(status: Int = 503, count: Int = 5) async throws -> MountFixture {
         let mount = try await startAndMount(texts: ["f": "old f\n"])
         try await renameDuringFirstUpload("new f\n", from: "tmp", to: "f", in: mount, latency: 1000, faults: [
-            ["path_prefix": "/2.0/files/", "method": "DELETE", "error_status": 503, "count": 5]])
-        try await waitForAnswers("DELETE", "/2.0/files/[0-9]+", status: 503, count: 5)
+            ["path_prefix": "/2.0/files/", "method": "DELETE", "error_status": status, "count": count]])
+        try await waitForAnswers("DELETE", "/2.0/files/[0-9]+", status: status, count: count)
         try await waitUntilSettled(mount)
         try await waitForBox("f", text: "new f\n")
         return mount
@@ -38,5 +38,16 @@ extension WriteRaceTests {
         XCTAssertEqual(try boxNames(in: ""), ["f", "tmp"], "no conflicted copy")
         XCTAssertEqual(try succeed(["cat", mount.path("tmp")]), "again\n")
         XCTAssertEqual(try succeed(["cat", mount.path("f")]), "new f\n")
+    }
+
+    /// A leftover Box refuses to remove for good (403) stays on Box: it is shown again, a file like any other,
+    /// not hidden while it holds its name (a new file of that name would otherwise meet it as a 409).
+    func testALeftoverBoxRefusesToRemoveIsShownAgain() async throws {
+        let mount = try await strayWhoseRemovalFails(status: 403, count: 1)
+        try await Poll.until("the leftover to be shown again", timeout: 10) {
+            try self.succeed(["ls", mount.mountpoint.path]) == "f\ntmp\n" ? true : nil
+        }
+        XCTAssertEqual(try succeed(["cat", mount.path("tmp")]), "new f\n")
+        XCTAssertEqual(try boxNames(in: ""), ["f", "tmp"])
     }
 }
