@@ -8,7 +8,7 @@ struct BoxfsCommand: AsyncParsableCommand {
         abstract: "Box cloud storage as a Linux filesystem.",
         version: BoxfsVersion.string,
         subcommands: [
-            MountCommand.self, UnmountCommand.self, StatusCommand.self, RetryCommand.self, RefreshCommand.self, LoginCommand.self, LogoutCommand.self,
+            MountCommand.self, UnmountCommand.self, StatusCommand.self, RetryCommand.self, RefreshCommand.self, InfoCommand.self, LoginCommand.self, LogoutCommand.self,
             ProfileCommand.self,
         ])
 }

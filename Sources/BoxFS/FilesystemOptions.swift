@@ -1,3 +1,4 @@
+import BoxAPI
 import Foundation
 
 /// Settings of one mount that the core needs (the CLI parses them; the adapter passes timeouts to the kernel).
@@ -20,6 +21,8 @@ public struct FilesystemOptions: Sendable {
     public var directoryPermissions: UInt16 = 0o755
     /// Where the daemon logs (a file's path, `syslog` or `stderr`), for `boxfs status`.
     public var logDestination: String?
+    /// Where an item's web page is (`BoxEndpoints.webAppBase`), for the `user.box.url` attribute.
+    public var webAppBase = BoxEndpoints.box.webAppBase
     /// The Box user the mount acts as: its own locks do not bind it (nil: every lock binds).
     public var userID: String?
 
