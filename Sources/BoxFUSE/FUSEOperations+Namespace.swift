@@ -51,10 +51,11 @@ extension FUSEOperations {
 
     /// Extended attributes: the read-only `user.box.*` facts (`BoxAttribute`), answered on this thread from
     /// the cached tree, like getattr: `ls -l` asks every file for `security.selinux` and
-    /// `system.posix_acl_access`, and without `FUSE_HANDLE_KILLPRIV_V2` the kernel asks for
-    /// `security.capability` before every write, so a task's hand-over per request would show. Every name
-    /// outside `user.` answers ENOTSUP (GNU ls then stops asking for the rest of the mount). Setting or
-    /// removing any attribute is refused: EPERM for `user.box.*`, ENOTSUP otherwise.
+    /// `system.posix_acl_access`, and the kernel asks for `security.capability` before writes (once per open
+    /// file with `FUSE_HANDLE_KILLPRIV_V2`, which `FUSEMount` negotiates; before every write without), so a
+    /// task's hand-over per request would show. Every name outside `user.` answers ENOTSUP (GNU ls then stops
+    /// asking for the rest of the mount). Setting or removing any attribute is refused: EPERM for
+    /// `user.box.*`, ENOTSUP otherwise.
     static func installAttributeOperations(_ ops: inout fuse_lowlevel_ops) {
         ops.getxattr = { req, inode, name, size in
             let name = String(cString: name!)

@@ -80,6 +80,19 @@ final class XattrTests: WriteTestCase {
         XCTAssertNil(cleared["user.box.shared_link"])
     }
 
+    /// With the event stream followed, a link made elsewhere shows without a refresh (its ITEM_SHARED_CREATE event),
+    /// and so does its removal.
+    func testASharedLinkMadeElsewhereShowsOnceItsEventArrives() async throws {
+        let mount = try await startAndMount(texts: ["news.txt": "n\n"], options: ["dir_cache_ttl=600"])
+        let news = try XCTUnwrap(try api.entry(at: "news.txt"))
+        XCTAssertNil(try attributes(of: mount.path("news.txt"))["user.box.shared_link"])
+        let shared = try api.call("PUT", "/2.0/files/\(news.id)?fields=shared_link", json: ["shared_link": ["access": "open"]])
+        let link = try XCTUnwrap((shared["shared_link"] as? [String: Any])?["url"] as? String)
+        try await waitUntil("the link shows") { try self.attributes(of: mount.path("news.txt"))["user.box.shared_link"] == link }
+        _ = try api.call("PUT", "/2.0/files/\(news.id)?fields=shared_link", json: ["shared_link": NSNull()])
+        try await waitUntil("the link is gone") { try self.attributes(of: mount.path("news.txt"))["user.box.shared_link"] == nil }
+    }
+
     func testSettingOrRemovingAnyAttributeIsRefused() async throws {
         let mount = try await startAndMount(texts: ["a.txt": "a\n"], options: ["events=off", "dir_cache_ttl=600"])
         let path = mount.path("a.txt")
@@ -138,6 +151,24 @@ final class XattrTests: WriteTestCase {
         let asked = traced.stderr.split(separator: "\n").filter { $0.contains("getxattr(") }
         XCTAssertEqual(asked.count, 2, asked.joined(separator: "\n"))
         XCTAssertTrue(asked.allSatisfy { $0.contains("EOPNOTSUPP") }, asked.joined(separator: "\n"))
+    }
+
+    /// Serving getxattr makes the kernel ask for `security.capability` before every write, unless the mount
+    /// negotiates FUSE_HANDLE_KILLPRIV_V2: then it asks once per open file. The daemon's debug log names each
+    /// attribute it refused, so it counts the questions.
+    func testWritesAskForFileCapabilitiesOncePerOpenFileNotPerWrite() async throws {
+        let mount = try await startAndMount(texts: ["old.txt": "one\n"], options: ["events=off", "debug"])
+        let dd = try Shell.run(["dd", "if=/dev/zero", "of=" + mount.path("new.bin"), "bs=4096", "count=300", "status=none"])
+        XCTAssertEqual(dd.status, 0, dd.stderr)
+        let append = try Shell.run(["dd", "if=/dev/zero", "of=" + mount.path("old.txt"), "bs=4096", "count=300",
+                                    "oflag=append", "conv=notrunc", "status=none"])
+        XCTAssertEqual(append.status, 0, append.stderr)
+        try await waitForBox("new.bin", sha1: try succeed(["sh", "-c", "head -c 1228800 /dev/zero | sha1sum | cut -d' ' -f1"])
+            .trimmingCharacters(in: .whitespacesAndNewlines))
+        let log = try String(contentsOf: try XCTUnwrap(daemonLogs.last), encoding: .utf8)
+        let asked = log.split(separator: "\n").filter { $0.contains("getxattr: security.capability") }
+        XCTAssertGreaterThan(log.split(separator: "\n").count, 10, "the debug log is written")
+        XCTAssertLessThanOrEqual(asked.count, 4, "600 writes to two files asked \(asked.count) times:\n" + asked.prefix(3).joined(separator: "\n"))
     }
 
     // MARK: Helpers
