@@ -15,7 +15,9 @@ struct InfoCommand: ParsableCommand {
             that version, its etag, its size, its owner, who modified it
             last and when, its shared link, its lock (who holds it, until
             when, whether downloads are prevented) and the address of its
-            page in Box's web app.
+            page in Box's web app (https://app.box.com/file/ID or
+            /folder/ID; for a mount of another API host, such as boxsim,
+            that host's own address).
 
             Everything comes from the mount's extended attributes
             (user.box.id, user.box.version, user.box.sha1, user.box.etag,
