@@ -80,6 +80,33 @@ final class XattrTests: WriteTestCase {
         XCTAssertNil(cleared["user.box.shared_link"])
     }
 
+    /// While Box holds every answer back (a stalled server) or fails every call, attributes and `boxfs info` still
+    /// answer at once, from many readers in parallel: they never wait on Box.
+    func testAttributesAnswerAtOnceWhileBoxStallsOrFails() async throws {
+        var texts: [String: String] = [:]
+        for index in 0..<16 { texts["d/f\(index).txt"] = "\(index)\n" }
+        let mount = try await startAndMount(texts: texts, options: ["events=off", "dir_cache_ttl=600"])
+        let expected = try (0..<16).map { try XCTUnwrap(try api.entry(at: "d/f\($0).txt")).id }
+        _ = try succeed(["ls", "-l", mount.path("d")])
+        let binary = try MountFixture.locateBinary().path
+        for fault in [["stall": true], ["error_status": 503, "retry_after": 30]] as [[String: Any]] {
+            try api.clearFaults()
+            _ = try api.addFault(fault)
+            let started = Date()
+            let ids = try Shell.bash(
+                "for i in $(seq 0 15); do echo \"$D/f$i.txt\"; done"
+                    + " | xargs -P 8 -I{} sh -c 'v=$(getfattr --only-values -n user.box.id \"$1\") && printf \"%s\\n\" \"$v\"' _ {}",
+                environment: ["D": mount.path("d")], timeout: 20)
+            XCTAssertEqual(ids.status, 0, "\(fault): \(ids.stderr)")
+            let info = try Shell.run([binary, "info", "--json", mount.path("d/f3.txt")], timeout: 20)
+            XCTAssertEqual(info.status, 0, "\(fault): \(info.stderr)")
+            XCTAssertTrue(info.stdout.contains("\"id\":\"\(expected[3])\""), info.stdout)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 5, "\(fault): answered without waiting on Box")
+            XCTAssertEqual(Set(ids.stdout.split(separator: "\n").map(String.init)), Set(expected), "\(fault)")
+        }
+        try api.clearFaults()
+    }
+
     /// With the event stream followed, a link made elsewhere shows without a refresh (its ITEM_SHARED_CREATE event),
     /// and so does its removal.
     func testASharedLinkMadeElsewhereShowsOnceItsEventArrives() async throws {
