@@ -76,7 +76,11 @@ final class FUSERequest: @unchecked Sendable {
     func xattr(_ value: [UInt8], size: Int) throws(FSError) {
         if size == 0 { return xattrSize(value.count) }
         guard value.count <= size else { throw FSError(ERANGE, "an attribute of \(value.count) bytes for \(size)") }
-        once { request in _ = value.withUnsafeBufferPointer { fuse_reply_buf(request, $0.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, $0.count) } }
+        once { request in
+            _ = value.withUnsafeBytes { bytes in
+                fuse_reply_buf(request, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+            }
+        }
     }
 
     func buffer(_ data: Data) {

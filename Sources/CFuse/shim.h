@@ -43,9 +43,10 @@ static inline int boxfs_fuse_set_attr_atime(void) { return FUSE_SET_ATTR_ATIME; 
 static inline int boxfs_fuse_set_attr_atime_now(void) { return FUSE_SET_ATTR_ATIME_NOW; }
 // FUSE_HANDLE_KILLPRIV_V2 (Linux 5.12+), which libfuse 3.14 cannot ask for. Without it the kernel clears
 // SB_NOSEC on a FUSE superblock, so before every write(2) file_remove_privs() asks the daemon for
-// `security.capability` (once the daemon serves getxattr at all). With it the kernel sets SB_NOSEC: the
-// check is made once per inode (S_NOSEC), and the daemon is trusted to drop setuid/setgid/capabilities on
-// write, truncate and chown, which boxfs has none of (modes are at most 0777, chmod changes nothing).
+// `security.capability` (once the daemon serves getxattr at all). With it the kernel sets SB_NOSEC: after one
+// check an inode is marked S_NOSEC and its writes skip it until its attributes are next refreshed (in practice
+// once per open file), and the daemon is trusted to drop setuid/setgid/capabilities on write, truncate and
+// chown, which boxfs files never have (modes are at most 0777, chmod changes nothing).
 // These hooks sit between libfuse and /dev/fuse (fuse_session_custom_io): reading notes the kernel's INIT
 // request (its id and the flags it offers); writing adds the flag to libfuse's INIT reply when the kernel
 // offered it. Every other message passes through untouched.
