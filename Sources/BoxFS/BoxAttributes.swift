@@ -67,8 +67,8 @@ public enum AttributeNamespace: Sendable, Equatable {
     }
 
     /// Setting or removing any attribute is refused: EPERM for the Box facts (they exist but are Box's to
-    /// change), ENOTSUP for everything else (boxfs keeps no attributes of its own; `cp -a` and `rsync -X`
-    /// pass over ENOTSUP quietly).
+    /// change), ENOTSUP for everything else (boxfs keeps no attributes of its own). `cp -a` passes over both
+    /// quietly; `rsync -X` reports either.
     public var refusal: FSError {
         switch self {
         case .box: FSError(EPERM, "user.box.* attributes are read-only: they show what Box holds")
