@@ -208,7 +208,7 @@ extension FileSystem {
     /// Box would refuse its upload, which would only park and fail later.
     func refuseIfLocked(_ item: BoxItem) throws(FSError) {
         guard isLockedForUs(item), let lock = item.lock else { return }
-        let who = lock.createdByLogin ?? lock.createdByID.map { "user \($0)" } ?? "another user"
+        let who = lock.holder
         let until = lock.expiresAt.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
         let failure = FSError(EACCES, "\(item.name) is locked on Box by \(who)\(until); it cannot be written here until it is unlocked")
         logger.warning("\(failure)")

@@ -1,3 +1,4 @@
+import BoxAPI
 import Foundation
 
 /// Settings of one mount that the core needs (the CLI parses them; the adapter passes timeouts to the kernel).
@@ -22,6 +23,8 @@ public struct FilesystemOptions: Sendable {
     public var logDestination: String?
     /// The control directory's name at the mount root (`control_dir=`; see `ControlDirectory`).
     public var controlDirectoryName = ControlDirectory.defaultName
+    /// Where an item's web page is (`BoxEndpoints.webAppBase`), for the `user.box.url` attribute.
+    public var webAppBase = BoxEndpoints.box.webAppBase
     /// The Box user the mount acts as: its own locks do not bind it (nil: every lock binds).
     public var userID: String?
 

@@ -73,6 +73,8 @@ public final class FUSEMount: @unchecked Sendable {
             }
             throw MountError(description: "cannot mount on \(mountpoint): \(reason)\(Self.advice(for: String(reason)))")
         }
+        // Lets the kernel stop asking for `security.capability` before every write (see the shim).
+        _ = boxfs_fuse_offer_killpriv_v2(session)
     }
 
     /// What to do about the failures fusermount3 reports for users other than root.

@@ -49,16 +49,30 @@ extension FUSEOperations {
         ops.link = { req, _, _, _ in fuse_reply_err(req, EPERM) }
     }
 
-    /// Extended attributes: none. getxattr answers ENOSYS, after which the kernel never asks again
-    /// (`ls -l` would otherwise ask every file for its SELinux label and ACL; `boxfs status` reads
-    /// `StatusFile` instead). Listing finds none; setting any is refused with ENOTSUP, which `cp -a`
-    /// and `rsync -X` accept quietly.
+    /// Extended attributes: the read-only `user.box.*` facts (`BoxAttribute`), answered on this thread from
+    /// the cached tree, like getattr: `ls -l` asks every file for `security.selinux` and
+    /// `system.posix_acl_access`, and the kernel asks for `security.capability` before writes (once per open
+    /// file with `FUSE_HANDLE_KILLPRIV_V2`, which `FUSEMount` negotiates; before every write without), so a
+    /// task's hand-over per request would show. Every name outside `user.` answers ENOTSUP (GNU ls then stops
+    /// asking for the rest of the mount). Setting or removing any attribute is refused: EPERM for
+    /// `user.box.*`, ENOTSUP otherwise.
     static func installAttributeOperations(_ ops: inout fuse_lowlevel_ops) {
-        ops.getxattr = { req, _, _, _ in fuse_reply_err(req, ENOSYS) }
-        ops.listxattr = { req, _, size in
-            if size == 0 { fuse_reply_xattr(req, 0) } else { fuse_reply_buf(req, nil, 0) }
+        ops.getxattr = { req, inode, name, size in
+            let name = String(cString: name!)
+            FUSEDispatcher.from(req).serveNow(req, "getxattr") { request, fs throws(FSError) in
+                try request.xattr(fs.extendedAttribute(inode, name: name), size: size)
+            }
         }
-        ops.setxattr = { req, _, _, _, _, _ in fuse_reply_err(req, ENOTSUP) }
-        ops.removexattr = { req, _, _ in fuse_reply_err(req, ENOTSUP) }
+        ops.listxattr = { req, inode, size in
+            FUSEDispatcher.from(req).serveNow(req, "listxattr") { request, fs throws(FSError) in
+                try request.xattr(fs.extendedAttributeNames(inode).flatMap { Array($0.utf8) + [0] }, size: size)
+            }
+        }
+        ops.setxattr = { req, _, name, _, _, _ in
+            fuse_reply_err(req, AttributeNamespace(String(cString: name!)).refusal.errno)
+        }
+        ops.removexattr = { req, _, name in
+            fuse_reply_err(req, AttributeNamespace(String(cString: name!)).refusal.errno)
+        }
     }
 }

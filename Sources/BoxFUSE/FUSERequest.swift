@@ -1,3 +1,4 @@
+import BoxFS
 import CFuse
 import Foundation
 import Logging
@@ -75,6 +76,18 @@ final class FUSERequest: @unchecked Sendable {
 
     /// The size of an extended attribute (a `getxattr` that asked for the size only).
     func xattrSize(_ count: Int) { once { _ = fuse_reply_xattr($0, count) } }
+
+    /// An extended attribute's value or a list of names, for a caller with a buffer of `size` bytes:
+    /// the size alone when `size` is 0, ERANGE when it does not fit.
+    func xattr(_ value: [UInt8], size: Int) throws(FSError) {
+        if size == 0 { return xattrSize(value.count) }
+        guard value.count <= size else { throw FSError(ERANGE, "an attribute of \(value.count) bytes for \(size)") }
+        once { request in
+            _ = value.withUnsafeBytes { bytes in
+                fuse_reply_buf(request, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+            }
+        }
+    }
 
     func buffer(_ data: Data) {
         once { request in

@@ -42,6 +42,31 @@ final class RecordedItemDecodingTests: XCTestCase {
         XCTAssertEqual(file.modifiedAt, referenceDate("2018-02-27T10:57:14-08:00"))
     }
 
+    /// Owner, last modifier and shared link (the `user.box.*` attributes) from Box's own responses.
+    func testOwnerModifierAndSharedLink() throws {
+        let file = try item("Files/FullFile.json")
+        XCTAssertEqual(file.ownerLogin, "user@example.com")
+        XCTAssertEqual(file.modifiedByLogin, "user@example.com")
+        XCTAssertEqual(file.sharedLinkURL, "https://app.box.com/s/vc35nxi6vid83lf8lh5xabtrwmiqiy7a")
+        let unshared = try BoxJSON.decode(ItemPageDTO.self, from: RecordedFixtures.data("Files/UploadFile.json")).entries[0].item
+        XCTAssertEqual(unshared.ownerLogin, "testuser@example.com")
+        XCTAssertNil(unshared.sharedLinkURL, "\"shared_link\": null is no link")
+        XCTAssertEqual(try item("Folders/FullFolder.json").sharedLinkURL, "https://app.box.com/s/ago2k14xz23vwcgnhk1u")
+    }
+
+    /// Box names the root folder's creator and modifier with empty strings: no user, not a broken response.
+    func testTheRootFoldersEmptyUsersAreNoUsers() throws {
+        let json = """
+            {"type": "folder", "id": "0", "name": "All Files",
+             "owned_by": {"type": "user", "id": "42", "name": "Ann", "login": "ann@example.com"},
+             "modified_by": {"type": "user", "id": "", "name": "", "login": ""}, "shared_link": null}
+            """
+        let root = try BoxJSON.decode(ItemDTO.self, from: Data(json.utf8)).item
+        XCTAssertEqual(root.ownerLogin, "ann@example.com")
+        XCTAssertNil(root.modifiedByLogin)
+        XCTAssertNil(root.sharedLinkURL)
+    }
+
     func testBrokenFilesAreRejectedWithClearErrors() throws {
         XCTAssertThrowsError(try item("Files/FullFile_MissingRequiredField.json")) { error in
             guard let error = error as? BoxAPIError, case .decoding(let detail) = error.kind else {

@@ -26,6 +26,20 @@ final class SharedLinkTests: XCTestCase {
         ["BoxApi": "shared_link=\(url)" + (password.map { "&shared_link_password=\($0)" } ?? "")]
     }
 
+    /// Making, changing and removing a link go to the event stream (ITEM_SHARED_CREATE, _UPDATE, _UNSHARE), so a
+    /// client following it learns of the new link (and of the etag each change moves).
+    func testLinkChangesAreEvents() throws {
+        let id = try fixture.id(of: "hello.txt")
+        let position = try fixture.streamPosition()
+        XCTAssertEqual(try share("files", id, ["access": "open"]).status, 200)
+        XCTAssertEqual(try share("files", id, ["access": "company"]).status, 200)
+        XCTAssertEqual(try share("files", id, NSNull()).status, 200)
+        XCTAssertEqual(try share("files", id, NSNull()).status, 200, "removing no link changes nothing")
+        let changes = try fixture.changes(after: position)
+        XCTAssertEqual(changes.map(\.type), ["ITEM_SHARED_CREATE", "ITEM_SHARED_UPDATE", "ITEM_SHARED_UNSHARE"])
+        XCTAssertEqual(Set(changes.compactMap(\.id)), [id])
+    }
+
     func testSettingAndRemovingAFileLinkFollowsBoxsRules() throws {
         let id = try fixture.id(of: "hello.txt")
         let created = try share("files", id, [String: Any]())

@@ -103,12 +103,4 @@ final class StatusCommandTests: WriteTestCase {
         // Box rejects `\` in names, so no file on Box can ever be the status file.
         try fail(["touch", mount.path("other\\name")], with: "Invalid argument")
     }
-
-    func testFilesHaveNoExtendedAttributesSoLsAsksForNone() async throws {
-        let mount = try await startAndMount(texts: ["a.txt": "a\n"])
-        // ENOSYS from the daemon reaches callers as "Operation not supported", and the kernel stops asking.
-        try fail(["getfattr", "-n", "security.selinux", mount.path("a.txt")], with: "Operation not supported")
-        try fail(["getfattr", "-n", "user.boxfs.status", mount.mountpoint.path], with: "Operation not supported")
-        XCTAssertEqual(try succeed(["cat", mount.path("a.txt")]), "a\n")
-    }
 }

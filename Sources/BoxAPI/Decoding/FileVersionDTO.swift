@@ -27,17 +27,3 @@ struct FileVersionDTO: Decodable {
             uploaderDisplayName: try c.decodeIfPresent(String.self, forKey: .uploaderDisplayName))
     }
 }
-
-/// Box's User--Mini JSON (`{type, id, name, login}`) → `BoxUserReference`.
-struct UserReferenceDTO: Decodable {
-    var user: BoxUserReference
-
-    private enum CodingKeys: String, CodingKey { case id, name, login }
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        user = BoxUserReference(
-            id: try c.decodeID(forKey: .id), name: try c.decodeIfPresent(String.self, forKey: .name),
-            login: try c.decodeIfPresent(String.self, forKey: .login))
-    }
-}

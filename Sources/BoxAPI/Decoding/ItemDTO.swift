@@ -12,6 +12,9 @@ struct ItemDTO: Decodable {
         case sequenceID = "sequence_id"
         case fileVersion = "file_version"
         case lock
+        case ownedBy = "owned_by"
+        case modifiedBy = "modified_by"
+        case sharedLink = "shared_link"
     }
 
     init(from decoder: any Decoder) throws {
@@ -37,7 +40,40 @@ struct ItemDTO: Decodable {
             fileVersionID: try c.decodeIfPresent(ReferenceDTO.self, forKey: .fileVersion)?.id,
             parentID: try c.decodeIfPresent(ReferenceDTO.self, forKey: .parent)?.id)
         item.lock = try c.decodeIfPresent(LockDTO.self, forKey: .lock)?.lock
+        item.ownerLogin = try c.decodeIfPresent(UserReferenceDTO.self, forKey: .ownedBy)?.login
+        item.modifiedByLogin = try c.decodeIfPresent(UserReferenceDTO.self, forKey: .modifiedBy)?.login
+        item.sharedLinkURL = try c.decodeIfPresent(SharedLinkDTO.self, forKey: .sharedLink)?.url
     }
+}
+
+/// A user as an item or a version names it (`owned_by`, `modified_by`, a lock's `created_by`): Box's user--mini
+/// (`{type, id, name, login}`). Box names the root folder's creator and modifier with empty strings
+/// (`"id": ""`): no user, not an error.
+struct UserReferenceDTO: Decodable {
+    var id: String?
+    var name: String?
+    var login: String?
+
+    /// As the model has it; nil for no user.
+    var user: BoxUserReference? { id.map { BoxUserReference(id: $0, name: name, login: login) } }
+
+    private enum CodingKeys: String, CodingKey { case id, name, login }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        if let text = try? c.decodeIfPresent(String.self, forKey: .id) {
+            id = text.isEmpty ? nil : text
+        } else {
+            id = try c.decodeIDIfPresent(forKey: .id)
+        }
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+        login = try c.decodeIfPresent(String.self, forKey: .login).flatMap { $0.isEmpty ? nil : $0 }
+    }
+}
+
+/// An item's `shared_link` object (`null` when it has none): only its `url` is kept.
+struct SharedLinkDTO: Decodable {
+    var url: String?
 }
 
 /// Box's Lock JSON (`lock` of a file; `null` when unlocked).
@@ -51,22 +87,9 @@ struct LockDTO: Decodable {
         case isDownloadPrevented = "is_download_prevented"
     }
 
-    private struct Creator: Decodable {
-        var id: String?
-        var login: String?
-
-        private enum CodingKeys: String, CodingKey { case id, login }
-
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            id = try c.decodeIDIfPresent(forKey: .id)
-            login = try c.decodeIfPresent(String.self, forKey: .login)
-        }
-    }
-
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        let creator = try c.decodeIfPresent(Creator.self, forKey: .createdBy)
+        let creator = try c.decodeIfPresent(UserReferenceDTO.self, forKey: .createdBy)
         lock = BoxItem.Lock(
             id: try c.decodeIDIfPresent(forKey: .id) ?? "",
             createdByID: creator?.id, createdByLogin: creator?.login,

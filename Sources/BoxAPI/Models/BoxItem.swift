@@ -30,6 +30,12 @@ public struct BoxItem: Sendable, Equatable {
     public var parentID: String?
     /// The file's lock on Box (files only; nil when unlocked or not sent).
     public var lock: Lock? = nil
+    /// The login of the item's owner (`owned_by`; nil when not sent).
+    public var ownerLogin: String? = nil
+    /// The login of whoever last changed the item (`modified_by`; nil when not sent).
+    public var modifiedByLogin: String? = nil
+    /// The item's shared link (`shared_link.url`; nil when it has none or it was not sent).
+    public var sharedLinkURL: String? = nil
 
     /// A Box file lock: who made it, and until when (nil: until unlocked).
     public struct Lock: Sendable, Equatable {
@@ -79,5 +85,6 @@ public struct BoxItem: Sendable, Equatable {
     public static let fields = [
         "type", "id", "name", "size", "created_at", "modified_at", "content_created_at",
         "content_modified_at", "etag", "sequence_id", "sha1", "file_version", "parent", "lock",
+        "owned_by", "modified_by", "shared_link",
     ].joined(separator: ",")
 }

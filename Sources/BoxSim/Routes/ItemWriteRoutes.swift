@@ -64,7 +64,7 @@ struct ItemWriteRoutes: Sendable {
                                                        message: "Access denied - insufficient permission") }
         if let sharedLink = body["shared_link"] {
             try await ItemLookup(store: store).checkToken(context.token, item: item, scopes: ItemScopes.share)
-            try await SharedLinkUpdate.apply(sharedLink, to: item, store: store)
+            try await SharedLinkUpdate.apply(sharedLink, to: item, by: user, store: store)
         }
         if let lock = body["lock"] { try await FileLocks.apply(lock, to: item, by: user, store: store) }
         let renderer = ItemRenderer(store: store, viewer: user)

@@ -8,14 +8,14 @@ enum SharedLinkUpdate {
     static let defaultAccess = "open"
     static let accessLevels: Set<String> = ["open", "company", "collaborators"]
 
-    /// Applies `value` (the JSON member) to `item`; returns nothing, the caller renders the updated item.
-    static func apply(_ value: Any, to item: ItemRecord, store: Store) async throws {
+    /// Applies `value` (the JSON member) to `item` for `user`; returns nothing, the caller renders the updated item.
+    static func apply(_ value: Any, to item: ItemRecord, by user: UserRecord, store: Store) async throws {
         guard !item.isRoot else {
             throw BoxError(status: .forbidden, code: "access_denied_insufficient_permissions",
                            message: "Access denied - insufficient permission")
         }
         if value is NSNull {
-            try await store.removeSharedLink(itemID: item.id!)
+            try await store.removeSharedLink(itemID: item.id!, by: user.id!)
             return
         }
         guard let settings = value as? [String: Any] else {
@@ -55,7 +55,7 @@ enum SharedLinkUpdate {
             }
         }
         do {
-            _ = try await store.setSharedLink(link)
+            _ = try await store.setSharedLink(link, by: user.id!)
         } catch SharedLinkFailure.vanityNameTaken {
             throw BoxError.invalidParameter("vanity_name", "The vanity name is already in use")
         }

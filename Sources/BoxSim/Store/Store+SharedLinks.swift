@@ -43,8 +43,9 @@ extension Store {
     }
 
     /// Creates or replaces the item's link; an existing link keeps its token (Box keeps the URL) and counters.
-    /// Throws `SharedLinkFailure.vanityNameTaken` when another item's link has the vanity name.
-    func setSharedLink(_ link: SharedLinkRecord) async throws -> SharedLinkRecord {
+    /// Throws `SharedLinkFailure.vanityNameTaken` when another item's link has the vanity name. Records
+    /// ITEM_SHARED_CREATE or ITEM_SHARED_UPDATE for `userID`, as Box's user event stream does.
+    func setSharedLink(_ link: SharedLinkRecord, by userID: Int64) async throws -> SharedLinkRecord {
         try await database.write { db in
             if let vanity = link.vanityName,
                try SharedLinkRecord.filter(sql: "vanity_name = ? AND item_id != ?", arguments: [vanity, link.itemID])
@@ -52,20 +53,25 @@ extension Store {
                 throw SharedLinkFailure.vanityNameTaken
             }
             var stored = link
-            if let existing = try SharedLinkRecord.fetchOne(db, key: link.itemID) {
+            let existing = try SharedLinkRecord.fetchOne(db, key: link.itemID)
+            if let existing {
                 stored.token = existing.token
                 stored.downloadCount = existing.downloadCount
                 stored.previewCount = existing.previewCount
             }
             try stored.save(db)
             try Self.touch(db, itemID: link.itemID)
+            try Self.recordEvent(db, type: existing == nil ? "ITEM_SHARED_CREATE" : "ITEM_SHARED_UPDATE",
+                                 itemID: link.itemID, userID: userID)
             return stored
         }
     }
 
-    func removeSharedLink(itemID: Int64) async throws {
+    /// Removes the item's link; records ITEM_SHARED_UNSHARE for `userID` when there was one.
+    func removeSharedLink(itemID: Int64, by userID: Int64) async throws {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM shared_link WHERE item_id = ?", arguments: [itemID])
+            if db.changesCount > 0 { try Self.recordEvent(db, type: "ITEM_SHARED_UNSHARE", itemID: itemID, userID: userID) }
             try Self.touch(db, itemID: itemID)
         }
     }
