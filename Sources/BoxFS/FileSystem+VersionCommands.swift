@@ -17,13 +17,14 @@ extension FileSystem {
     func restoreVersion(_ request: CommandRequest, folder: UInt64) async throws(FSError) -> CommandAnswer {
         let item = try await commandTarget(request, folder: folder)
         guard let number = request.version else { throw FSError(EINVAL, "restore: which version? (--version N)") }
-        try refuseWhileUploading(item, "restore a version")
+        try refuseWhileLocal(item)
         let versions = try await earlierVersions(of: item)
         guard let chosen = versions.first(where: { $0.listed.number == number }) else {
             let known = versions.map { String($0.listed.number) }.joined(separator: ", ")
             throw FSError(ENOENT, "\(item.name) has no earlier version \(number) "
                 + (known.isEmpty ? "(it has no earlier versions)" : "(earlier versions: \(known))"))
         }
+        try refuseWhileLocal(item)  // again: a writer may have opened it while the versions were listed
         let current: BoxItem
         do {
             try await client.promoteVersion(fileID: item.id, versionID: chosen.version.id)
@@ -35,6 +36,15 @@ extension FileSystem {
         var answer = CommandAnswer()
         answer.restoredVersion = number
         return answer
+    }
+
+    /// A restore is refused while the file has a local copy at all (being written, uploading, or written and
+    /// still held open): that copy is built on the version it started from, so the mount would go on showing
+    /// it, and its next write would meet the restored version as a conflicted copy.
+    private func refuseWhileLocal(_ item: BoxItem) throws(FSError) {
+        try refuseWhileUploading(item, "restore a version")
+        guard locals.withLock({ $0.file(itemID: item.id) != nil }) else { return }
+        throw FSError(EBUSY, "\(item.name) is open with content written here; restore a version once it is closed")
     }
 
     /// The file's earlier versions (not the current one, nor versions in the version trash), oldest first,

@@ -60,6 +60,26 @@ final class BoxCommandVersionTests: BoxCommandTestCase {
         XCTAssertEqual(try succeed(["cat", mount.path("notes.txt")]), "written here\n")
     }
 
+    /// A file written here, uploaded, and still held open keeps its local copy: a restore under it would leave
+    /// the mount showing that copy, and its next write would meet the restored version as a conflicted copy.
+    func testARestoreOfAFileHeldOpenWithContentWrittenHereIsRefused() async throws {
+        let mount = try await startAndMount(texts: ["notes.txt": "save 0\n"], options: Self.quietOptions)
+        try write("save 1\n", to: mount.path("notes.txt"))
+        // Opened before the upload lands (after write_back_delay): it reads the local copy, which it keeps.
+        let held = try HeldFile(mount.path("notes.txt"), flags: O_RDONLY)
+        try await waitForBox("notes.txt", text: "save 1\n")
+        try await Poll.until("the upload to settle", timeout: 30) {
+            (try self.statusJSON(mount)["pending"] as? NSNumber)?.intValue == 0 ? true : nil
+        }
+        let before = try requests().count
+
+        let line = try boxfsFails(["restore", mount.path("notes.txt"), "--version", "1"])
+
+        XCTAssertTrue(line.contains("is open with content written here"), line)
+        XCTAssertEqual(try requests().dropFirst(before).filter { $0.method == "POST" }.map(\.path), [])
+        try held.close()
+    }
+
     func testAVersionTheFileDoesNotHaveAndAFolderAreOneLine() async throws {
         let mount = try await startAndMount(texts: ["notes.txt": "save 0\n", "dir/a.txt": "a\n"], options: Self.quietOptions)
         try editorSave("save 1\n", to: mount.path("notes.txt"))
