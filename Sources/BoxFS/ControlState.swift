@@ -12,7 +12,17 @@ final class ControlState: Sendable {
     let table = Mutex(ControlTable())
     let views = Mutex(ControlViews())
     let versionFetches = SingleFlight<String, NamedVersions>()
-    let treeFetches = SingleFlight<ViewKey, ViewTree>()
+    /// Keyed by the view and the generation it was asked in: a caller after a change does not join a fetch
+    /// that began before it.
+    let treeFetches = SingleFlight<GenerationKey, ViewTree>()
+    /// Moves on whenever what the trash or a search shows may have changed (`trashChanged`, `boxfs refresh`):
+    /// a fetch that began before stores nothing.
+    let generation = Atomic<UInt64>(0)
+
+    struct GenerationKey: Hashable, Sendable {
+        let view: ViewKey
+        let generation: UInt64
+    }
     /// Whether the log has said that a Box item hides the control directory.
     let shadowReported = Mutex(false)
 

@@ -220,7 +220,9 @@ extension FileSystem {
         }
         let reader = FileReader(file: file, store: store, logger: logger)
         let handle = handles.withLock { $0.open(.pinned(reader)) }
-        return OpenedFile(handle: handle, keepCache: store.isVerified(file))
+        // A version's bytes never change; a search result's path may stand for another file at the next search.
+        let immutable = if case .version = node.kind { true } else { false }
+        return OpenedFile(handle: handle, keepCache: immutable && store.isVerified(file))
     }
 
     private func controlPath(_ path: [String]) -> String {
@@ -229,11 +231,17 @@ extension FileSystem {
 
     // MARK: Changes: none
 
-    /// EROFS for any change in the control directory, or to its name at the root (unless a Box item has it).
-    func refuseControlChange(parent: UInt64, name: String? = nil) throws(FSError) {
+    /// EROFS for any change in the control directory, or to its name at the root (unless a Box item has it:
+    /// the root is listed when no listing of it is cached, as after an event dropped it).
+    func refuseControlChange(parent: UInt64, name: String? = nil) async throws(FSError) {
         if ControlDirectory.contains(parent) { throw .readOnly(name ?? controlName) }
-        guard let name, isControlName(name, parent: parent),
-              currentItem(named: name, inFolder: parent) == nil else { return }
+        guard let name, isControlName(name, parent: parent) else { return }
+        if currentItem(named: name, inFolder: parent) != nil { return }
+        if let folder = try? folderItem(parent), let items = try? await listing(of: folder, inode: parent),
+            items.contains(where: { BoxName.same($0.name, name) })
+        {
+            return
+        }
         throw FSError(EROFS, "\(name): the control directory is read-only (-o control_dir=NAME frees this name)")
     }
 }

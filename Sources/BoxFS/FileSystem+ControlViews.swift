@@ -35,14 +35,19 @@ extension FileSystem {
     /// The trash or a search's results, laid out by path.
     func viewTree(_ key: ViewKey) async throws(FSError) -> ViewTree {
         if let cached = controlState.views.withLock({ $0.freshTree(key, now: .now) }) { return cached }
+        let generation = controlState.generation.load(ordering: .acquiring)
         do {
-            return try await controlState.treeFetches.run(key) { [self] in
+            return try await controlState.treeFetches.run(.init(view: key, generation: generation)) { [self] in
                 let tree: ViewTree
                 switch key {
                 case .trash: tree = try await fetchTrashTree()
                 case .search(let query): tree = try await fetchSearchTree(query)
                 }
-                controlState.views.withLock { $0.store(tree, for: key, at: .now) }
+                controlState.views.withLock { views in
+                    // Checked under the lock `trashChanged` and `boxfs refresh` take: a change since the fetch
+                    // began leaves nothing stale behind.
+                    if controlState.generation.load(ordering: .acquiring) == generation { views.store(tree, for: key, at: .now) }
+                }
                 return tree
             }
         } catch {
@@ -55,7 +60,10 @@ extension FileSystem {
 
     /// The next fetch of the trash asks Box (the mount just deleted something).
     func trashChanged() {
-        controlState.views.withLock { $0.trees[.trash] = nil }
+        controlState.views.withLock { views in
+            controlState.generation.add(1, ordering: .acquiringAndReleasing)
+            views.trees[.trash] = nil
+        }
     }
 
     /// Box's search for `query` within the mounted folder; every result at its path below it.

@@ -6,7 +6,7 @@ extension FileSystem {
     /// Creates an empty file `name` in folder `parent` and opens it for writing. It exists only
     /// here (and in the journal) until its first upload, which follows the last close.
     public func create(parent: UInt64, name: String) async throws(FSError) -> (attributes: FileAttributes, handle: UInt64) {
-        try refuseControlChange(parent: parent, name: name)
+        try await refuseControlChange(parent: parent, name: name)
         let writeBack = try requireWriteBack(name)
         try validateName(name)
         let folder = try folderItem(parent)
@@ -60,7 +60,7 @@ extension FileSystem {
     public func setAttributes(
         _ inode: UInt64, handle: UInt64?, size: Int64?, modified: Date?, accessed: Date? = nil
     ) async throws(FSError) -> FileAttributes {
-        try refuseControlChange(parent: inode)
+        try await refuseControlChange(parent: inode)
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
         if let accessed {
             localTimes.withLock { $0.accessed[inode] = accessed }

@@ -27,7 +27,7 @@ extension FileSystem {
     }
 
     public func makeDirectory(parent: UInt64, name: String) async throws(FSError) -> FileAttributes {
-        try refuseControlChange(parent: parent, name: name)
+        try await refuseControlChange(parent: parent, name: name)
         _ = try requireWriteBack(name)
         try validateName(name)
         let folder = try folderItem(parent)
@@ -50,7 +50,7 @@ extension FileSystem {
     }
 
     public func unlink(parent: UInt64, name: String) async throws(FSError) {
-        try refuseControlChange(parent: parent, name: name)
+        try await refuseControlChange(parent: parent, name: name)
         _ = try requireWriteBack(name)
         let (folder, item) = try await child(name, in: parent)
         guard item.kind == .file else { throw .isDirectory(name) }
@@ -60,7 +60,7 @@ extension FileSystem {
     }
 
     public func removeDirectory(parent: UInt64, name: String) async throws(FSError) {
-        try refuseControlChange(parent: parent, name: name)
+        try await refuseControlChange(parent: parent, name: name)
         _ = try requireWriteBack(name)
         let (folder, item) = try await child(name, in: parent)
         guard item.kind == .folder else { throw .notDirectory(name) }

@@ -16,7 +16,10 @@ extension FileSystem {
         })
         sendToKernel(effect, keepingPagesOf: keep)
         // What the control directory shows (versions, trash, search) is asked for again at its next visit too.
-        controlState.views.withLock { $0 = ControlViews() }
+        controlState.views.withLock { views in
+            controlState.generation.add(1, ordering: .acquiringAndReleasing)
+            views = ControlViews()
+        }
         logger.info("refresh of \(folder.name): listings of \(effect.folderIDs.count) folder(s) dropped")
         _ = try await listing(of: folder, inode: inode)
         var listed = 1

@@ -10,10 +10,11 @@ extension FileSystem {
     public func rename(
         parent: UInt64, name: String, newParent: UInt64, newName: String, noReplace: Bool
     ) async throws(FSError) {
-        try refuseControlChange(parent: parent, name: name)
-        try refuseControlChange(parent: newParent, name: newName)
+        try await refuseControlChange(parent: parent, name: name)
+        try await refuseControlChange(parent: newParent, name: newName)
         try await renameEntry(parent: parent, name: name, newParent: newParent, newName: newName, noReplace: noReplace)
         entriesChanged(in: try folderItem(parent).id, try folderItem(newParent).id)
+        trashChanged()  // a rename over a file sends the replaced Box file (or the source's) to the trash
     }
 
     private func renameEntry(

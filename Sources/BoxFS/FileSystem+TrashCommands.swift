@@ -56,6 +56,7 @@ extension FileSystem {
             }
         }
         entriesChanged(in: scope.id)
+        trashChanged()
         await showCommandResult(restored)
         if let first = failures.first {
             throw FSError(first.errno, "\(name) restored, but \(failures.count) item(s) deleted from inside it are still in "
@@ -97,6 +98,7 @@ extension FileSystem {
                 throw commandFailure(error, "purging \(item.item.name)")
             }
         }
+        trashChanged()
         var answer = CommandAnswer()
         answer.purged = true
         return answer

@@ -37,6 +37,21 @@ final class BoxCommandTrashTests: BoxCommandTestCase {
         XCTAssertEqual(Set(try boxNames(in: "Reports")), ["2024", "keep.txt"])
     }
 
+    /// The control directory's trash view follows the mount's own trash commands at once (no event stream here;
+    /// without it the view would be kept for its 30 s).
+    func testTheTrashViewFollowsARestoreAndAPurgeAtOnce() async throws {
+        try await startBoxSim(texts: ["a.txt": "a\n", "b.txt": "b\n"])
+        let mount = try mountWritable(options: Self.quietOptions)
+        try succeed(["rm", mount.path("a.txt"), mount.path("b.txt")])
+        let trash = mount.path(".box/trash")
+        XCTAssertEqual(try succeed(["ls", trash]), "a.txt\nb.txt\n")
+        try boxfsSucceeds(["trash", "restore", mount.path("a.txt")])
+        XCTAssertEqual(try succeed(["ls", trash]), "b.txt\n", "restored")
+        try boxfsSucceeds(["trash", "purge", mount.path("b.txt"), "--yes"])
+        XCTAssertEqual(try succeed(["ls", trash]), "", "purged")
+        XCTAssertEqual(try succeed(["cat", mount.path("a.txt")]), "a\n")
+    }
+
     func testARestoreWhoseNameIsTakenOrWhoseFolderIsGoneChangesNothing() async throws {
         let mount = try await startAndMount(texts: ["docs/a.txt": "original\n", "old/x.txt": "x\n", "old/y.txt": "y\n"],
                                             options: Self.quietOptions)
