@@ -70,11 +70,7 @@ struct InodeTable {
                 indexByName[key] = position
                 items[position] = item
             default:
-                let stale = isStale
-                self = Listing(
-                    items: items.filter { $0.id != item.id && !BoxName.same($0.name, item.name) } + [item],
-                    fetchedAt: fetchedAt)
-                isStale = stale
+                rebuild(items.filter { $0.id != item.id && !BoxName.same($0.name, item.name) } + [item])
                 return
             }
             foldedNameHashes.insert(BoxName.foldedHash(item.name))
@@ -83,8 +79,13 @@ struct InodeTable {
         /// Takes the entry with `id` out (the rest keep their order).
         mutating func remove(id: String) {
             guard indexByID[id] != nil else { return }
+            rebuild(items.filter { $0.id != id })
+        }
+
+        /// These items instead, indexed afresh; when it was fetched and whether it is stale stay.
+        private mutating func rebuild(_ kept: [BoxItem]) {
             let stale = isStale
-            self = Listing(items: items.filter { $0.id != id }, fetchedAt: fetchedAt)
+            self = Listing(items: kept, fetchedAt: fetchedAt)
             isStale = stale
         }
     }
