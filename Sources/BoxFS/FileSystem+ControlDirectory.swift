@@ -59,7 +59,12 @@ extension FileSystem {
 
     /// The file or folder `name` of `folder` that `versions/` shows (not a web link, not a file only here).
     private func mirrored(_ name: String, in folder: BoxItem) async throws(FSError) -> BoxItem? {
-        _ = try await listing(of: folder, inode: 0)
+        // Listed (with the whole overlay built) only when no fresh listing is cached: a lookup per name must not
+        // cost a pass over the folder.
+        let ttl = listingTTL
+        if tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) == nil {
+            _ = try await listing(of: folder, inode: 0)
+        }
         let item = tree.withLock { tree in tree.listings[folder.id] }.flatMap { listing in
             locals.withLock { $0.overlaid(named: name, in: listing, folderID: folder.id) }
         }
