@@ -22,11 +22,14 @@ extension FileSystem {
     ) async throws(FSError) {
         _ = try requireWriteBack(name)
         try validateName(newName, renaming: true)
-        let (folder, item) = try await child(name, in: parent)
+        let (folder, listed) = try await child(name, in: parent)
         if parent == newParent, BoxName.same(name, newName) { return }
         let target = try folderItem(newParent)
+        // The source is followed by its inode: an upload of it landing during the awaits below gives it its Box id.
+        let source = tree.withLock { $0.inode(forItemID: listed.id) }
         await cleanups.settle([folder.id, target.id])
         let present = try await listing(of: target, inode: newParent)
+        let item = current(listed, inode: source)
         if let clash = present.first(where: {
             BoxName.sameOnBox($0.name, newName) && !BoxName.same($0.name, newName) && $0.id != item.id
         }) {
@@ -38,26 +41,42 @@ extension FileSystem {
             case (.folder, .folder):
                 try await removeEmptyFolder(existing, from: target)
             case (.file, .file):
-                return try await replace(existing, with: item, from: folder, in: target, parentInode: newParent)
+                return try await replace(existing, with: item, inode: source, from: folder, in: target, parentInode: newParent)
             case (.folder, _):
                 throw .notDirectory(newName)
             default:
                 throw .isDirectory(newName)
             }
         }
-        try await move(item, from: folder, to: target, name: newName, parentInode: newParent)
+        try await move(item, inode: source, from: folder, to: target, name: newName, parentInode: newParent)
     }
 
-    /// Moves an item. A file Box does not have yet only changes where its upload goes.
+    /// `item` as it is now, found through its inode (see `InodeTable.currentID`): with its Box id if its
+    /// first upload landed since it was listed, and with its local file's name and size.
+    func current(_ item: BoxItem, inode: UInt64?) -> BoxItem {
+        tree.withLock { tree in
+            let id = tree.currentID(inode: inode, else: item.id)
+            guard id != item.id else { return item }
+            var now = locals.withLock { $0.file(itemID: id)?.item } ?? inode.flatMap { tree.node($0)?.item } ?? item
+            now.id = id
+            return now
+        }
+    }
+
+    /// Moves an item (`inode` is its node, if the kernel has one). A file Box does not have yet only changes
+    /// where its upload goes.
     private func move(
-        _ item: BoxItem, from folder: BoxItem, to target: BoxItem, name: String, parentInode: UInt64
+        _ listed: BoxItem, inode: UInt64?, from folder: BoxItem, to target: BoxItem, name: String, parentInode: UInt64
     ) async throws(FSError) {
+        let item = current(listed, inode: inode)
         let local = locals.withLock { $0.file(itemID: item.id) }
         if let local, local.isNewToBox {
-            let moved = try await relocate(local.number, name: name, parentID: target.id)
+            try await relocate(local.number, name: name, parentID: target.id)
+            // Its upload may have landed meanwhile: the node and the local file now carry its Box id.
             tree.withLock { tree in
-                tree.updateNode(id: moved.id, item: moved)
-                tree.setParent(id: moved.id, parentInode: parentInode)
+                let id = tree.currentID(inode: inode, else: item.id)
+                if let moved = locals.withLock({ $0.file(local.number)?.item }) { tree.updateNode(id: id, item: moved) }
+                tree.setParent(id: id, parentInode: parentInode)
             }
             return
         }
@@ -160,14 +179,17 @@ extension FileSystem {
     /// `existing` (same Box id), and the source leaves its old name (deleted from Box if it was there).
     /// If `existing` is itself only local (never uploaded), the source simply takes its name.
     private func replace(
-        _ existing: BoxItem, with source: BoxItem, from folder: BoxItem, in target: BoxItem, parentInode: UInt64
+        _ existing: BoxItem, with listed: BoxItem, inode: UInt64?, from folder: BoxItem, in target: BoxItem,
+        parentInode: UInt64
     ) async throws(FSError) {
         let superseded = locals.withLock { $0.file(itemID: existing.id) }
         if let superseded, superseded.isNewToBox {
+            let existingInode = tree.withLock { $0.inode(forItemID: existing.id) }
             try await forgetLocal(superseded.number)
-            tree.withLock { $0.detach(id: existing.id) }
-            return try await move(source, from: folder, to: target, name: existing.name, parentInode: parentInode)
+            tree.withLock { $0.detach(id: $0.currentID(inode: existingInode, else: existing.id)) }
+            return try await move(listed, inode: inode, from: folder, to: target, name: existing.name, parentInode: parentInode)
         }
+        let source = current(listed, inode: inode)
         let number = try await localCopy(of: source, empty: source.size == 0)
         // Pinned like an open handle, so an upload finishing meanwhile cannot drop the copy.
         pin(number)
@@ -186,8 +208,10 @@ extension FileSystem {
         locals.withLock { files in files.update(number) { $0.handles -= 1 } }
         let item = visible(existing)
         tree.withLock { tree in
-            tree.removeFromListing(id: source.id, folderID: folder.id)
-            tree.rebind(id: source.id, to: item)
+            // The source's first upload may have landed during the awaits above (and been listed at its old name).
+            let sourceID = tree.currentID(inode: inode, else: source.id)
+            for id in Set([source.id, sourceID]) { tree.removeFromListing(id: id, folderID: folder.id) }
+            tree.rebind(id: sourceID, to: item)
             tree.setParent(id: existing.id, parentInode: parentInode)
         }
         dropIfIdle(number)

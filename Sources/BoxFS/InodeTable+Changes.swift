@@ -52,6 +52,14 @@ extension InodeTable {
         nodes[inode]?.item.id = Self.detachedID(inode)
     }
 
+    /// The id the node of `inode` stands for now, or `id` when it is gone or detached. An upload of a new file
+    /// landing rebinds its inode from the made-up `local-N` id to its Box id: a caller that took an item before
+    /// an `await` finds its current id through the inode.
+    func currentID(inode: UInt64?, else id: String) -> String {
+        guard let inode, let now = nodes[inode]?.item.id, !Self.isDetached(now) else { return id }
+        return now
+    }
+
     /// Sets the parent of the node of `id` (after a move).
     mutating func setParent(id: String, parentInode: UInt64) {
         guard let inode = inodeByBoxID[id] else { return }

@@ -88,6 +88,19 @@ enum JournalSchema {
         migrator.registerMigration("v5") { db in
             try db.execute(sql: "ALTER TABLE leftover ADD COLUMN removed_at REAL")
         }
+        // Where an entry sent its content as a new file (folder and name, before sending). A rename here moves the
+        // entry's target; if the daemon is killed after an attempt reached Box but before its answer came, Box
+        // holds a file at a place the entry no longer names. The next attempt looks there first.
+        migrator.registerMigration("v6") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE sent_place (
+                        upload_id INTEGER NOT NULL REFERENCES upload(id) ON DELETE CASCADE,
+                        parent_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        PRIMARY KEY (upload_id, parent_id, name));
+                    """)
+        }
         return migrator
     }
 }

@@ -17,6 +17,14 @@ struct UploadAttempt: Sendable {
         case failed(UploadFailure)
         /// The entry left the journal meanwhile (the file was deleted locally).
         case vanished
+
+        /// Box answered with the file that holds the content (not a failure, whose attempt may have landed).
+        var isBoxAnswer: Bool {
+            switch self {
+            case .uploaded, .placed, .earlierUpload: true
+            case .failed, .vanished: false
+            }
+        }
     }
 
     let client: BoxClient
@@ -27,6 +35,10 @@ struct UploadAttempt: Sendable {
 
     func run(entryID: Int64, target: UploadTarget, generation: Int64) async -> Outcome {
         let outcome = noted(await once(entryID: entryID, target: target, generation: generation))
+        if case .newFile(let parentID, let name) = target, outcome.isBoxAnswer {
+            // What was sent there is known now (the caller is told what landed): no later attempt need look.
+            try? journal.forgetSentPlace(id: entryID, SentPlace(parentID: parentID, name: name))
+        }
         // The target is gone because this mount removed it as a leftover (what an upload made under a name since
         // replaced): the entry's content belongs elsewhere, and its retarget is on the way. Not someone else's
         // deletion, so not sent up as a new file.
@@ -94,7 +106,15 @@ struct UploadAttempt: Sendable {
             {
                 return .placed(placed)
             }
+            if !sentBefore.isEmpty, let earlier = try await landedElsewhere(entryID: entryID, target: target,
+                                                                           digests: sentBefore)
+            {
+                return .earlierUpload(earlier)
+            }
             try journal.noteSentDigest(id: entryID, sha1: digest.hex)
+            if case .newFile(let parentID, let name) = target {
+                try journal.noteSentPlace(id: entryID, parentID: parentID, name: name)
+            }
             do {
                 let item: BoxItem
                 if size >= configuration.chunkedThreshold {
@@ -124,6 +144,39 @@ struct UploadAttempt: Sendable {
         } catch {
             return .failed(.other(String(describing: error)))
         }
+    }
+
+    /// A file an earlier attempt of this entry made as a new file at a place the entry no longer names: the file
+    /// was renamed or moved here (or renamed over another file) while that attempt was on the wire, and its answer
+    /// never came (the daemon was killed, or the connection cut after Box stored it). Each earlier place is asked
+    /// once (a preflight, whose 409 names the file there); a file there with content this entry sent, and no other
+    /// entry's, is this entry's own: for a new file it is moved here and built on, for a new version of another
+    /// file it is removed (`UploadLifecycle.finished` calls it a stray). Without this, Box kept the file at the
+    /// name it was renamed from (model seeds 8143, 11037).
+    private func landedElsewhere(entryID: Int64, target: UploadTarget, digests: Set<String>) async throws -> BoxItem? {
+        let here = SentPlace(parentID: target.parentID, name: target.name)
+        for place in try journal.sentPlaces(id: entryID, except: here) {
+            do {
+                _ = try await client.preflightUpload(name: place.name, parentID: place.parentID, size: 1)
+            } catch let error as BoxAPIError where error.isNameInUse {
+                if let mine = error.conflicts.first(where: { conflict in
+                    conflict.kind == .file && conflict.sha1.map(digests.contains) == true && conflict.id != target.fileID
+                        && (try? journal.isTarget(fileID: conflict.id, ofAnotherThan: entryID)) == false
+                        && (try? journal.wasLeftover(fileID: conflict.id)) == false
+                }) {
+                    try journal.forgetSentPlace(id: entryID, place)
+                    logger.info("an earlier attempt stored this file as \"\(place.name)\" before it was renamed",
+                                metadata: ["file": "\(mine.id)"])
+                    return (try? await client.file(id: mine.id)) ?? mine
+                }
+            } catch let error as BoxAPIError where error.kind == .notFound {
+                // The folder is gone: nothing of ours can be there.
+            } catch let error as BoxAPIError where error.kind == .forbidden {
+                continue  // closed to us (or no room for a byte): asked again at the next attempt
+            }
+            try journal.forgetSentPlace(id: entryID, place)
+        }
+        return nil
     }
 
     /// Box may hold this very content already: the entry's last upload landed just as the file was renamed or

@@ -91,6 +91,39 @@ extension UploadJournal {
         }
     }
 
+    /// Remembers that the entry's content is about to be sent as a new file named `name` in `parentID`.
+    public func noteSentPlace(id: Int64, parentID: String, name: String) throws {
+        try write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO sent_place (upload_id, parent_id, name) VALUES (?, ?, ?)",
+                           arguments: [id, parentID, name])
+        }
+    }
+
+    /// Every place the entry sent its content to as a new file, but the one given.
+    public func sentPlaces(id: Int64, except place: SentPlace) throws -> [SentPlace] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT parent_id, name FROM sent_place WHERE upload_id = ?", arguments: [id])
+                .map { SentPlace(parentID: $0["parent_id"], name: $0["name"]) }
+                .filter { $0 != place }
+        }
+    }
+
+    /// Whether an entry other than `id` sends its content to Box file `fileID` (it took that file as its own).
+    public func isTarget(fileID: String, ofAnotherThan id: Int64) throws -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM upload WHERE file_id = ? AND id != ?)",
+                              arguments: [fileID, id]) ?? false
+        }
+    }
+
+    /// Forgets a place an earlier attempt was sent to, once it has been looked at.
+    public func forgetSentPlace(id: Int64, _ place: SentPlace) throws {
+        try write { db in
+            try db.execute(sql: "DELETE FROM sent_place WHERE upload_id = ? AND parent_id = ? AND name = ?",
+                           arguments: [id, place.parentID, place.name])
+        }
+    }
+
     /// Every SHA-1 the entry sent so far (as a new file or as a new version).
     public func sentDigests(id: Int64) throws -> Set<String> {
         try read { db in
@@ -123,4 +156,10 @@ extension UploadJournal {
             Set(try String.fetchAll(db, sql: "SELECT version_id FROM own_version WHERE file_id = ?", arguments: [fileID]))
         }
     }
+}
+
+/// A folder and a name an entry's content was sent to as a new file.
+public struct SentPlace: Sendable, Equatable {
+    public let parentID: String
+    public let name: String
 }

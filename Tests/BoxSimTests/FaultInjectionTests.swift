@@ -23,6 +23,11 @@ final class FaultInjectionTests: XCTestCase {
         XCTAssertEqual(try fixture.get("/2.0/folders/0").status, 503)
         XCTAssertEqual(try fixture.get("/2.0/folders/0").status, 200, "count: 1 applies once")
         XCTAssertEqual(try fixture.sim.requestLog().filter { $0.status == 503 }.count, 1, "faults are logged")
+
+        _ = try fixture.postJSON("/_control/faults", ["path_prefix": "/2.0/folders", "error_status": 500,
+                                                      "skip": 2, "count": 1])
+        let statuses = try (0..<4).map { _ in try fixture.get("/2.0/folders/0").status }
+        XCTAssertEqual(statuses, [200, 200, 500, 200], "skip: 2 lets two pass, then count: 1 applies once")
     }
 
     func testLatencyAndClearing() async throws {

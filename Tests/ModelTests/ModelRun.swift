@@ -141,6 +141,17 @@ final class ModelRun {
     /// The last lines of the daemon's log, appended to a divergence.
     private func withLog(_ divergence: Divergence) -> Divergence {
         var divergence = divergence
+        if let keep = ProcessInfo.processInfo.environment["BOXFS_MODEL_KEEP_LOGS"], !keep.isEmpty {
+            // Every mount's whole log, for a divergence the last lines do not explain.
+            let folder = URL(fileURLWithPath: keep).appendingPathComponent(work.lastPathComponent)
+            try? FileManager.default.copyItem(at: work, to: folder)
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent("cache"))
+            if let sim {
+                try? FileManager.default.copyItem(at: sim.dataDirectory.appendingPathComponent("requests.jsonl"),
+                                                  to: folder.appendingPathComponent("boxsim-requests.jsonl"))
+            }
+            divergence.message += "\n  daemon logs kept in \(folder.path)"
+        }
         let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
         let tail = text.split(separator: "\n").suffix(25).joined(separator: "\n")
         if !tail.isEmpty { divergence.message += "\n  daemon log (last lines):\n" + tail }

@@ -53,6 +53,10 @@ final class FaultInjector: Sendable {
             var decision = FaultDecision()
             for index in state.rules.indices where state.rules[index].matches(method: method, path: path) {
                 var rule = state.rules[index]
+                if rule.skip > 0 {
+                    state.rules[index].skip -= 1
+                    continue
+                }
                 if let remaining = rule.remaining {
                     if remaining <= 0 { continue }
                     rule.remaining = remaining - 1

@@ -46,6 +46,9 @@ struct FaultRule: Sendable {
     var bandwidthBytesPerSecond: Int64?
     /// How many more matching requests this rule applies to (nil: unlimited).
     var remaining: Int?
+    /// How many more matching requests pass untouched before the rule applies (the first lookup of a name passes,
+    /// the listing that follows it is held).
+    var skip: Int
 
     func matches(method requestMethod: String, path: String) -> Bool {
         if let method, method.uppercased() != requestMethod { return false }
@@ -82,6 +85,8 @@ struct FaultRule: Sendable {
         if corruptAfterBytes != nil && corruptRate == nil { corruptRate = 1 }
         bandwidthBytesPerSecond = (json["bandwidth_bytes_per_second"] as? NSNumber)?.int64Value
         remaining = (json["count"] as? NSNumber)?.intValue
+        skip = (json["skip"] as? NSNumber)?.intValue ?? 0
+        if skip < 0 { throw BoxError.badRequest("skip must not be negative") }
         if let status = errorStatus, !(400...599).contains(status) {
             throw BoxError.badRequest("error_status must be 400...599")
         }
@@ -115,7 +120,7 @@ struct FaultRule: Sendable {
             ("stall_after_bytes", int(stallAfterBytes)),
             ("corrupt_rate", double(corruptRate)), ("corrupt_after_bytes", int(corruptAfterBytes)),
             ("bandwidth_bytes_per_second", int(bandwidthBytesPerSecond)),
-            ("count", int(remaining.map(Int64.init))),
+            ("count", int(remaining.map(Int64.init))), ("skip", .int(Int64(skip))),
         ])
     }
 }

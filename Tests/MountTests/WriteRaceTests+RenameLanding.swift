@@ -1,0 +1,67 @@
+import BoxTestSupport
+import Foundation
+import XCTest
+
+/// A rename whose source's first upload lands while the rename waits on Box.
+extension WriteRaceTests {
+    /// Writes the new file `d0/f3`, has Box hold its first upload 1.5 s, and renames it to `destination` at the
+    /// root while Box holds the rename's listing of the root 3 s: the upload lands in the middle of the rename.
+    /// `lookups`: how many times the kernel looks the target up for the rename (each lists the root, since the
+    /// mount keeps no listing here).
+    private func renameWhileTheFirstUploadLands(to destination: String, lookups: Int) async throws -> MountFixture {
+        let mount = try await startAndMount(texts: ["f2": "old f2\n"], options: [
+            "dir_cache_ttl=0", "entry_timeout=60", "attr_timeout=60", "events=off"])
+        try succeed(["mkdir", mount.path("d0")])
+        try await waitUntilSettled(mount)
+        let upload = try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "latency_ms": 1500,
+                                       "count": 1])
+        try write("new f3\n", to: mount.path("d0/f3"))
+        try await waitUntilUsed(fault: upload)
+        // Both names are looked up now (the kernel keeps them a minute): it still looks a rename's target up
+        // again (once if it exists, twice if not).
+        var info = stat()
+        XCTAssertEqual(stat(mount.path("d0/f3"), &info), 0)
+        _ = stat(mount.path(destination), &info)
+        // The kernel's lookups pass; the rename's own listing of the target folder is held until the upload has landed.
+        let listing = try api.addFault(["path_prefix": "/2.0/folders/0/items", "method": "GET", "latency_ms": 3000,
+                                        "skip": lookups, "count": 1])
+        let renamed = Glibc.rename(mount.path("d0/f3"), mount.path(destination))
+        XCTAssertEqual(renamed, 0, "rename: errno \(errno)")
+        XCTAssertFalse(try faultIsPending(listing), "the rename listed the root")
+        XCTAssertFalse(try requests().matching("POST", UploadPaths.newFile).filter { $0.status == 201 }.isEmpty,
+                       "the upload landed while the rename waited")
+        return mount
+    }
+
+    /// Defect (seed 11045 of the reference-model tier): a rename over a file took the source's item before its
+    /// awaits (the target folder's listing). When the source's first upload landed meanwhile, its inode took the
+    /// Box id, and the rename went on with the made-up local id: the rename failed with `EIO` (a local copy of
+    /// `local-1` asked of Box), or the renamed name kept the source's Box file, which the rename itself sent to
+    /// the trash (`ENOENT` on the next open).
+    func testARenameOverAFileWhileTheSourcesFirstUploadLandsKeepsItsContent() async throws {
+        let existing = "f2"
+        let mount = try await renameWhileTheFirstUploadLands(to: existing, lookups: 1)
+        let before = try XCTUnwrap(try api.entry(at: existing))
+        XCTAssertEqual(try succeed(["cat", mount.path(existing)]), "new f3\n")
+        XCTAssertEqual(try succeed(["ls", mount.path("d0")]), "")
+        try await waitUntilSettled(mount)
+        try await waitForBox(existing, text: "new f3\n")
+        XCTAssertEqual(try api.entry(at: existing)?.id, before.id, "f3's content is f2's next version")
+        XCTAssertEqual(try boxNames(in: "d0"), [])
+        XCTAssertEqual(try boxNames(in: ""), ["d0", "f2"])
+        XCTAssertEqual(try succeed(["cat", mount.path(existing)]), "new f3\n")
+    }
+
+    /// The same race for a rename to a free name (the `mv` `EIO` seen once in the soaks): the Box file that landed
+    /// is moved, under its new name.
+    func testARenameToAFreeNameWhileTheSourcesFirstUploadLandsMovesIt() async throws {
+        let mount = try await renameWhileTheFirstUploadLands(to: "f9", lookups: 2)
+        XCTAssertEqual(try succeed(["cat", mount.path("f9")]), "new f3\n")
+        XCTAssertEqual(try succeed(["ls", mount.path("d0")]), "")
+        try await waitUntilSettled(mount)
+        try await waitForBox("f9", text: "new f3\n")
+        XCTAssertEqual(try boxNames(in: "d0"), [])
+        XCTAssertEqual(try boxNames(in: ""), ["d0", "f2", "f9"])
+        XCTAssertEqual(try succeed(["cat", mount.path("f2")]), "old f2\n")
+    }
+}
