@@ -78,8 +78,17 @@ struct InodeTable {
 
         /// Takes the entry with `id` out (the rest keep their order).
         mutating func remove(id: String) {
-            guard indexByID[id] != nil else { return }
-            rebuild(items.filter { $0.id != id })
+            guard let position = indexByID[id] else { return }
+            // The others keep their order (readdir offsets): positions after it move down by one. The folded
+            // hashes may stay a superset, so they are not computed again (an `rm` in a large folder).
+            indexByID[id] = nil
+            let key = BoxName.key(items[position].name)
+            if indexByName[key] == position { indexByName[key] = nil }
+            items.remove(at: position)
+            for (index, item) in items.enumerated().dropFirst(position) {
+                indexByID[item.id] = index
+                indexByName[BoxName.key(item.name)] = index
+            }
         }
 
         /// These items instead, indexed afresh; when it was fetched and whether it is stale stay.

@@ -131,9 +131,15 @@ struct LocalFiles {
     mutating func update<T>(_ number: UInt64, _ body: (inout File) -> T) -> T? {
         guard var file = files[number] else { return nil }
         let oldItemID = file.item.id, oldEntry = file.entryID, wasUnlinked = file.unlinked
-        unindex(file)
+        let old = file
         let result = body(&file)
-        index(file)
+        if old.item.name != file.item.name || old.item.parentID != file.item.parentID {
+            unindex(old)
+            index(file)
+        } else {
+            // Most changes are writes (size, times): only the pending-bytes total moves, not the name indexes.
+            pendingBytes += Self.pending(file) - Self.pending(old)
+        }
         if oldItemID != file.item.id || wasUnlinked != file.unlinked {
             if byItemID[oldItemID] == number { byItemID[oldItemID] = nil }
             if !file.unlinked { byItemID[file.item.id] = number }

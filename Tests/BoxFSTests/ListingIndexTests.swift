@@ -35,8 +35,10 @@ import Testing
         for step in 0..<400 {
             if Int.random(in: 0..<4, using: &random) == 0 {
                 let id = "\(Int.random(in: 0..<10, using: &random))"
+                let before = listing.items.map(\.id)
                 listing.remove(id: id)
                 expected.removeAll { $0.id == id }
+                #expect(listing.items.map(\.id) == before.filter { $0 != id }, "step \(step): the others keep their order")
             } else {
                 let item = BoxItem(id: "\(Int.random(in: 0..<10, using: &random))", kind: .file,
                                    name: names.randomElement(using: &random)!, size: Int64(step))
