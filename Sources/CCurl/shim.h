@@ -22,6 +22,8 @@ static inline CURLcode boxfs_curl_easy_setopt_read_function(CURL *h, CURLoption 
 static inline CURLcode boxfs_curl_easy_setopt_seek_function(CURL *h, CURLoption o, curl_seek_callback v) { return curl_easy_setopt(h, o, v); }
 // curl_easy_setopt with a transfer-info (progress) callback.
 static inline CURLcode boxfs_curl_easy_setopt_xferinfo_function(CURL *h, CURLoption o, curl_xferinfo_callback v) { return curl_easy_setopt(h, o, v); }
+// curl_easy_setopt with the callback curl calls before it sends each request of a transfer (CURLOPT_PREREQFUNCTION).
+static inline CURLcode boxfs_curl_easy_setopt_prereq_function(CURL *h, CURLoption o, curl_prereq_callback v) { return curl_easy_setopt(h, o, v); }
 // curl_easy_getinfo for long results (response code).
 static inline CURLcode boxfs_curl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 // curl_easy_getinfo for curl_off_t results (sizes, times in microseconds).

@@ -44,6 +44,11 @@ extension CurlTransfer {
             return transfer.receiveHeader(UnsafeRawBufferPointer(start: bytes, count: size * count))
         })
         try check(boxfs_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
+        try check(boxfs_curl_easy_setopt_prereq_function(easy, CURLOPT_PREREQFUNCTION) { context, _, _, _, _ in
+            Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue().requestsSent += 1
+            return CURL_PREREQFUNC_OK
+        })
+        try check(boxfs_curl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context))
     }
 
     /// Bodies go through the read callback with a known size, so curl sends `Content-Length` (never chunked).

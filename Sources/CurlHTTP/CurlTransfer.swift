@@ -17,6 +17,8 @@ final class CurlTransfer {
     var receiver: ResponseReceiver
     /// Why a callback aborted the transfer; reported instead of curl's generic write/read error.
     var callbackFailure: HTTPError?
+    /// How many times curl sent the request (each followed redirect is one more; so is a resend of its own).
+    var requestsSent = 0
 
     init(id: UInt64, request: HTTPRequest, configuration: HTTPClientConfiguration,
          pool: ReceiveBufferPool) throws(HTTPError) {
@@ -48,13 +50,16 @@ final class CurlTransfer {
         _ = boxfs_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         var url: UnsafeMutablePointer<CChar>?
         _ = boxfs_curl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &url)
-        let response = HTTPResponse(
+        var redirects = 0
+        _ = boxfs_curl_easy_getinfo_long(easy, CURLINFO_REDIRECT_COUNT, &redirects)
+        var response = HTTPResponse(
             status: status,
             headers: receiver.headers,
             body: receiver.takeBody(),
             bodyBytesWritten: receiver.bytesWritten,
             effectiveURL: url.map { String(cString: $0) } ?? ""
         )
+        response.wasSentAgain = requestsSent > redirects + 1
         finish(.success(response))
     }
 

@@ -11,6 +11,9 @@ public struct HTTPResponse: Sendable {
     public var bodyBytesWritten: Int64
     /// The URL the final response came from (differs from the request's after a followed redirect).
     public var effectiveURL: String
+    /// libcurl sent the request more than once: it does so on its own, with no error, when a kept-alive connection
+    /// closes before any answer to the first send, which the server may nonetheless have carried out.
+    public var wasSentAgain = false
 
     public init(status: Int, headers: HTTPHeaders, body: Data, bodyBytesWritten: Int64 = 0, effectiveURL: String) {
         self.status = status

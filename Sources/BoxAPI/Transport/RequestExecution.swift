@@ -46,6 +46,7 @@ extension BoxClient {
                 }
                 connectivity.reached()
                 logger.debug("\(request.logDescription) \(response.status) \(Self.milliseconds(since: started)) ms")
+                if response.wasSentAgain { earlierAttemptMayHaveLanded = true }
                 if request.acceptedStatuses.contains(response.status) { return response }
                 if response.status == 401, let sent = token, !askedForNewToken, Self.rejectsToken(response) {
                     askedForNewToken = true
