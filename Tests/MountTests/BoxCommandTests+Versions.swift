@@ -64,8 +64,10 @@ final class BoxCommandVersionTests: BoxCommandTestCase {
     /// the mount showing that copy, and its next write would meet the restored version as a conflicted copy.
     func testARestoreOfAFileHeldOpenWithContentWrittenHereIsRefused() async throws {
         let mount = try await startAndMount(texts: ["notes.txt": "save 0\n"], options: Self.quietOptions)
+        // Box holds the upload 5 s, so the open below comes before it lands however loaded the machine is.
+        try api.addFault(["path_prefix": "/api/2.0/files/", "method": "POST", "latency_ms": 5000, "count": 1])
         try write("save 1\n", to: mount.path("notes.txt"))
-        // Opened before the upload lands (after write_back_delay): it reads the local copy, which it keeps.
+        // Opened before the upload lands: it reads the local copy, which it keeps.
         let held = try HeldFile(mount.path("notes.txt"), flags: O_RDONLY)
         try await waitForBox("notes.txt", text: "save 1\n")
         try await Poll.until("the upload to settle", timeout: 30) {
