@@ -1,0 +1,76 @@
+import BoxTestSupport
+import Foundation
+import XCTest
+
+/// `/_control/event_faults`: events dropped (in no page, waking no long poll) or delayed (in no page and waking
+/// no long poll until `delay_ms` after the change) while the stream itself answers as usual.
+final class EventFaultTests: XCTestCase {
+    private func entries(_ page: [String: Any]) -> [[String: Any]] { page["entries"] as? [[String: Any]] ?? [] }
+
+    private func names(_ page: [String: Any]) -> [String] {
+        entries(page).compactMap { ($0["source"] as? [String: Any])?["name"] as? String }
+    }
+
+    private func latest(_ fixture: SimFixture) throws -> Int {
+        try XCTUnwrap(try fixture.getJSON("/2.0/events?stream_position=now")["next_stream_position"] as? Int)
+    }
+
+    private func makeFolder(_ fixture: SimFixture, _ name: String) throws {
+        XCTAssertEqual(try fixture.postJSON("/2.0/folders", ["name": name, "parent": ["id": "0"]],
+                                            token: fixture.sim.developerToken).status, 201)
+    }
+
+    /// `OPTIONS /2.0/events` (the channel starts at the latest visible position), then a long poll on it.
+    private func longPollURL(_ fixture: SimFixture) throws -> String {
+        let servers = try Curl.run(fixture.sim.baseURL + "/2.0/events", token: fixture.sim.developerToken,
+                                   method: "OPTIONS").json()
+        return try XCTUnwrap(entries(servers).first?["url"] as? String)
+    }
+
+    private func longPoll(_ url: String) throws -> String? {
+        try Curl.run(url).json()["message"] as? String
+    }
+
+    func testDroppedEventsAreInNoPageAndWakeNoLongPoll() async throws {
+        let fixture = try await SimFixture.start()
+        defer { fixture.stop() }
+        XCTAssertEqual(try fixture.postJSON("/_control/settings", ["long_poll_timeout": 2], method: "PUT").status, 200)
+        let start = try latest(fixture)
+        XCTAssertEqual(try fixture.postJSON("/_control/event_faults", ["drop": 1]).status, 200)
+        let poll = try longPollURL(fixture)
+
+        try makeFolder(fixture, "lost")
+        XCTAssertEqual(try latest(fixture), start, "the stream does not move")
+        XCTAssertEqual(try longPoll(poll), "reconnect", "not woken by a dropped event")
+        XCTAssertEqual(try fixture.getJSON("/_control/event_faults")["drop_remaining"] as? Int, 0)
+
+        try makeFolder(fixture, "kept")
+        XCTAssertEqual(try longPoll(poll), "new_change")
+        XCTAssertEqual(names(try fixture.getJSON("/2.0/events?stream_position=\(start)")), ["kept"])
+        XCTAssertEqual(try fixture.postJSON("/_control/event_faults", ["drop": -1]).status, 400)
+    }
+
+    func testDelayedEventsShowAndWakeTheLongPollOnlyAfterTheDelay() async throws {
+        let fixture = try await SimFixture.start()
+        defer { fixture.stop() }
+        XCTAssertEqual(try fixture.postJSON("/_control/settings", ["long_poll_timeout": 10], method: "PUT").status, 200)
+        let start = try latest(fixture)
+        XCTAssertEqual(try fixture.postJSON("/_control/event_faults", ["delay_ms": 1500]).status, 200)
+        let poll = try longPollURL(fixture)
+
+        let changed = Date()
+        try makeFolder(fixture, "late")
+        let early = try fixture.getJSON("/2.0/events?stream_position=\(start)")
+        XCTAssertEqual(names(early), [], "not in a page before the delay")
+        XCTAssertEqual(early["next_stream_position"] as? Int, start, "the position does not pass it")
+        XCTAssertEqual(try longPoll(poll), "new_change")
+        let woken = Date().timeIntervalSince(changed)
+        XCTAssertGreaterThanOrEqual(woken, 1.4, "the long poll is woken by the delayed event, not before")
+        XCTAssertEqual(names(try fixture.getJSON("/2.0/events?stream_position=\(start)")), ["late"])
+
+        XCTAssertEqual(try fixture.postJSON("/_control/event_faults", ["delay_ms": 0], method: "DELETE").status, 204)
+        let cleared = try latest(fixture)
+        try makeFolder(fixture, "at once")
+        XCTAssertEqual(names(try fixture.getJSON("/2.0/events?stream_position=\(cleared)")), ["at once"])
+    }
+}
