@@ -73,4 +73,38 @@ final class EventFaultTests: XCTestCase {
         try makeFolder(fixture, "at once")
         XCTAssertEqual(names(try fixture.getJSON("/2.0/events?stream_position=\(cleared)")), ["at once"])
     }
+
+    /// A downscoped token limited to a folder, or holding item scopes only, may not read the user's stream
+    /// (it tells of every item of the user): 403 insufficient_scope on `GET` and `OPTIONS /2.0/events`.
+    func testTheStreamIsRefusedToATokenLimitedToAnItemOrToItemScopes() async throws {
+        let fixture = try await SimFixture.start()
+        defer { fixture.stop() }
+        let docs = try fixture.id(of: "docs")
+        func exchange(_ fields: [String: String]) throws -> String {
+            let result = try fixture.postForm("/oauth2/token", fields.merging([
+                "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+                "subject_token": fixture.sim.developerToken,
+                "subject_token_type": "urn:ietf:params:oauth:token-type:access_token",
+            ]) { $1 })
+            XCTAssertEqual(result.status, 200, result.text)
+            return try XCTUnwrap(try result.json()["access_token"] as? String)
+        }
+        let refused = [
+            "root_readonly on docs": try exchange(["scope": "root_readonly",
+                                                   "resource": fixture.sim.baseURL + "/2.0/folders/\(docs)"]),
+            "item_preview": try exchange(["scope": "item_preview base_explorer"]),
+        ]
+        for (what, token) in refused {
+            for method in ["GET", "OPTIONS"] {
+                let answer = try Curl.run(fixture.sim.baseURL + "/2.0/events?stream_position=now", token: token,
+                                          method: method)
+                XCTAssertEqual(answer.status, 403, "\(method) \(what)")
+                XCTAssertTrue(answer.body.isEmpty, "Box answers scope failures with an empty body")
+                XCTAssertTrue(answer.headers["www-authenticate"]?.contains("error=\"insufficient_scope\"") ?? false)
+            }
+        }
+        let whole = try exchange(["scope": "root_readonly"])
+        XCTAssertEqual(try Curl.run(fixture.sim.baseURL + "/2.0/events?stream_position=now", token: whole).status, 200,
+                       "root_readonly over the whole account reads the stream")
+    }
 }
