@@ -27,6 +27,16 @@ final class EventFaultTests: XCTestCase {
         return try XCTUnwrap(entries(servers).first?["url"] as? String)
     }
 
+    /// Sets the long poll's timeout and the event `faults`; answers the stream's position before them and a
+    /// long-poll URL opened at it.
+    private func prepare(_ fixture: SimFixture, longPoll: Int, faults: [String: Any]) throws -> (Int, String) {
+        XCTAssertEqual(try fixture.postJSON("/_control/settings", ["long_poll_timeout": longPoll], method: "PUT").status,
+                       200)
+        let start = try latest(fixture)
+        XCTAssertEqual(try fixture.postJSON("/_control/event_faults", faults).status, 200)
+        return (start, try longPollURL(fixture))
+    }
+
     private func longPoll(_ url: String) throws -> String? {
         try Curl.run(url).json()["message"] as? String
     }
@@ -34,10 +44,7 @@ final class EventFaultTests: XCTestCase {
     func testDroppedEventsAreInNoPageAndWakeNoLongPoll() async throws {
         let fixture = try await SimFixture.start()
         defer { fixture.stop() }
-        XCTAssertEqual(try fixture.postJSON("/_control/settings", ["long_poll_timeout": 2], method: "PUT").status, 200)
-        let start = try latest(fixture)
-        XCTAssertEqual(try fixture.postJSON("/_control/event_faults", ["drop": 1]).status, 200)
-        let poll = try longPollURL(fixture)
+        let (start, poll) = try prepare(fixture, longPoll: 2, faults: ["drop": 1])
 
         try makeFolder(fixture, "lost")
         XCTAssertEqual(try latest(fixture), start, "the stream does not move")
@@ -53,10 +60,7 @@ final class EventFaultTests: XCTestCase {
     func testDelayedEventsShowAndWakeTheLongPollOnlyAfterTheDelay() async throws {
         let fixture = try await SimFixture.start()
         defer { fixture.stop() }
-        XCTAssertEqual(try fixture.postJSON("/_control/settings", ["long_poll_timeout": 10], method: "PUT").status, 200)
-        let start = try latest(fixture)
-        XCTAssertEqual(try fixture.postJSON("/_control/event_faults", ["delay_ms": 1500]).status, 200)
-        let poll = try longPollURL(fixture)
+        let (start, poll) = try prepare(fixture, longPoll: 10, faults: ["delay_ms": 1500])
 
         let changed = Date()
         try makeFolder(fixture, "late")

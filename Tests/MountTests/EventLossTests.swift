@@ -5,15 +5,22 @@ import XCTest
 /// Events Box loses or sends late while its stream stays healthy (boxsim's `/_control/event_faults`): the mount
 /// cannot tell, so it keeps trusting its listings (docs/SEMANTICS.md "Changes made elsewhere").
 final class EventLossTests: EventStreamTestCase {
+    /// boxsim holding `a.txt` (long polls answer `reconnect` after `longPoll` s) and a mount following its
+    /// events, the root listed.
+    private func followingMount(longPoll: Int, ttl: Int) async throws -> MountFixture {
+        try await startBoxSim(texts: ["a.txt": "a\n"])
+        try api.setLongPollTimeout(longPoll)
+        let fixture = try mountWritable(options: ["dir_cache_ttl=\(ttl)"])
+        try await waitUntilFollowing(fixture)
+        XCTAssertEqual(try names(fixture), ["a.txt"])
+        return fixture
+    }
+
     /// A lost event: the change is not listed after `dir_cache_ttl` (the stream is followed, so listings are
     /// trusted up to 15 minutes and the folder is not listed again); `boxfs refresh` shows it, and the next
     /// change's event arrives as usual.
     func testAChangeWhoseEventIsLostShowsAfterARefreshNotAfterDirCacheTTL() async throws {
-        try await startBoxSim(texts: ["a.txt": "a\n"])
-        try api.setLongPollTimeout(2)
-        let fixture = try mountWritable(options: ["dir_cache_ttl=2"])
-        try await waitUntilFollowing(fixture)
-        XCTAssertEqual(try names(fixture), ["a.txt"])
+        let fixture = try await followingMount(longPoll: 2, ttl: 2)
         try api.setEventFaults(drop: 1)
         let before = try requests().last?.seq ?? 0
 
@@ -37,11 +44,7 @@ final class EventLossTests: EventStreamTestCase {
     /// A late event: the change shows once its event arrives, not before, and the folder is not listed again
     /// before then (`dir_cache_ttl` is 60 s: only the event can bring it).
     func testAChangeWhoseEventIsLateShowsOnceTheEventArrives() async throws {
-        try await startBoxSim(texts: ["a.txt": "a\n"])
-        try api.setLongPollTimeout(5)
-        let fixture = try mountWritable(options: ["dir_cache_ttl=60"])
-        try await waitUntilFollowing(fixture)
-        XCTAssertEqual(try names(fixture), ["a.txt"])
+        let fixture = try await followingMount(longPoll: 5, ttl: 60)
         let delay = 3.0
         try api.setEventFaults(delayMilliseconds: Int(delay * 1000))
         let before = try requests().last?.seq ?? 0
