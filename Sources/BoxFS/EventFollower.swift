@@ -61,8 +61,8 @@ public final class EventFollower: Sendable {
                 // A token that may not read the stream (a downscoped one, say) is refused again and again:
                 // asked rarely, and said once; a failure that repeats is logged once, not at every retry.
                 let refused = failure?.status == 403
-                let reason = refused ? "unavailable to this token (\(failure!.description))"
-                    : failure?.description ?? String(describing: error)
+                let reason = failure.map { refused ? "unavailable to this token (\($0.description))" : $0.description }
+                    ?? String(describing: error)
                 if let failure, refused {
                     if lastFailure == nil {
                         logger.warning(
