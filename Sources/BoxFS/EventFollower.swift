@@ -58,10 +58,11 @@ public final class EventFollower: Sendable {
             } catch {
                 if Task.isCancelled { return }
                 let failure = error as? BoxAPIError
-                let reason = failure?.description ?? String(describing: error)
                 // A token that may not read the stream (a downscoped one, say) is refused again and again:
                 // asked rarely, and said once; a failure that repeats is logged once, not at every retry.
                 let refused = failure?.status == 403
+                let reason = failure.map { refused ? "unavailable to this token (\($0.description))" : $0.description }
+                    ?? String(describing: error)
                 if let failure, refused {
                     if lastFailure == nil {
                         logger.warning(

@@ -18,6 +18,15 @@ extension BoxSimAPI {
         return try call("PUT", "/_control/users/\(id)", json: fields)
     }
 
+    /// `POST /_control/event_faults` (docs/BOXSIM.md "Event faults"): drop the next `drop` events, delay every
+    /// later one by `delayMilliseconds`; nil leaves that fault as it is.
+    public func setEventFaults(drop: Int? = nil, delayMilliseconds: Int? = nil) throws {
+        var body: [String: Any] = [:]
+        if let drop { body["drop"] = drop }
+        if let delayMilliseconds { body["delay_ms"] = delayMilliseconds }
+        try call("POST", "/_control/event_faults", json: body)
+    }
+
     /// Adds a fault rule (docs/BOXSIM.md); answers its id.
     @discardableResult
     public func addFault(_ rule: [String: Any]) throws -> Int {

@@ -6,7 +6,8 @@ import Synchronization
 /// admin streams are in `AdminEvents`), `OPTIONS /2.0/events` (one realtime server entry) and the long-poll URL it
 /// names, `GET /subscribe?channel=...`, which answers `{"version":1,"message":"new_change"}` once the user has an
 /// event after `stream_position` (or after the subscription), else `reconnect` after
-/// `ServerSettings.longPollTimeout` seconds.
+/// `ServerSettings.longPollTimeout` seconds. A token limited to an item or to item scopes is refused both
+/// (`mayFollowStream`).
 struct EventRoutes: Sendable {
     let store: Store
     let settings: ServerSettings
@@ -20,6 +21,7 @@ struct EventRoutes: Sendable {
             if stream.isAdmin {
                 return try await AdminEvents(store: store).page(request, context: context, stream: stream, limit: limit)
             }
+            guard Self.mayFollowStream(context.token) else { throw BoxError.insufficientScope() }
             let positionText = request.uri.queryParameters.get("stream_position") ?? "0"
             if positionText.lowercased() == "now" {
                 let latest = try await store.latestStreamPosition(userID: user.id!)
@@ -35,6 +37,7 @@ struct EventRoutes: Sendable {
         }
         group.on("events", method: .options) { request, context in
             let user = try context.requireUser()
+            guard Self.mayFollowStream(context.token) else { throw BoxError.insufficientScope() }
             let channel = channels.open(userID: user.id!, position: try await store.latestStreamPosition(userID: user.id!))
             let timeout = settings.current.longPollTimeout
             return jsonResponse(.object([("chunk_size", .int(1)), ("entries", .array([.object([
@@ -61,6 +64,17 @@ struct EventRoutes: Sendable {
             }
             return jsonResponse(Self.message("reconnect"))
         }
+    }
+
+    /// Whether a token may read the user's stream: not one limited to an item (downscoped with `resource` or
+    /// `box_shared_link`: the stream tells of every item of the user) nor one holding only item scopes
+    /// (`item_preview`, `base_explorer`...; Box's downscoped scopes reach nothing past what they name). Box
+    /// documents no answer for these; boxsim refuses as it refuses other scopes (403, insufficient_scope).
+    static func mayFollowStream(_ token: TokenRecord?) -> Bool {
+        guard let token else { return true }
+        if token.restrictedItemID != nil { return false }
+        guard let scopes = token.scopes?.split(separator: " ") else { return true }
+        return scopes.contains("root_readonly") || scopes.contains("root_readwrite")
     }
 
     /// A numeric `stream_position` (0 or absent: from the oldest event).

@@ -121,6 +121,17 @@ enum Schema {
                 ALTER TABLE event ADD COLUMN actor_id INTEGER;
                 """)
         }
+        migrator.registerMigration("v9-event-faults") { db in
+            try db.execute(sql: """
+                -- A delayed event (`/_control/event_faults` delay_ms) is in no page and wakes no long poll before
+                -- this time (Unix milliseconds); null: visible at once.
+                ALTER TABLE event ADD COLUMN visible_at INTEGER;
+                CREATE INDEX event_delayed ON event(user_id, id) WHERE visible_at IS NOT NULL;
+                -- The event faults in force (one row at most): events still to drop, delay of new events.
+                CREATE TABLE event_fault (
+                    id INTEGER PRIMARY KEY CHECK (id = 1), drop_remaining INTEGER NOT NULL, delay_ms INTEGER NOT NULL);
+                """)
+        }
         return migrator
     }
 }

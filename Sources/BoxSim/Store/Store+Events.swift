@@ -25,13 +25,10 @@ struct EventPage: Sendable {
 }
 
 extension Store {
-    /// The user's latest stream position (0 when there are no events).
+    /// The user's latest stream position a client may see (0 when there are no events; delayed events and those
+    /// behind them not yet: `visiblePosition`).
     func latestStreamPosition(userID: Int64) async throws -> Int64 {
-        try await database.read { db in try Self.latestPosition(db, userID: userID) }
-    }
-
-    private static func latestPosition(_ db: Database, userID: Int64) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM event WHERE user_id = ?", arguments: [userID]) ?? 0
+        try await database.read { db in try Self.visiblePosition(db, userID: userID) }
     }
 
     /// The user's events after `position`, oldest first, leaving out `excludedTypes`. When the page is not full,
@@ -41,14 +38,14 @@ extension Store {
         try await database.read { db in
             let placeholders = excludedTypes.map { _ in "?" }.joined(separator: ",")
             let exclusion = excludedTypes.isEmpty ? "" : "AND event_type NOT IN (\(placeholders))"
-            let arguments = StatementArguments([userID, position]) + StatementArguments(excludedTypes)
+            let visible = try Self.visiblePosition(db, userID: userID)
+            let arguments = StatementArguments([userID, position, visible]) + StatementArguments(excludedTypes)
                 + StatementArguments([limit])
             let events = try EventRecord.fetchAll(db, sql: """
                 SELECT id, event_id, user_id, event_type, item_id, created_at, actor_id FROM event
-                WHERE user_id = ? AND id > ? \(exclusion) ORDER BY id LIMIT ?
+                WHERE user_id = ? AND id > ? AND id <= ? \(exclusion) ORDER BY id LIMIT ?
                 """, arguments: arguments)
-            let next = events.count == limit ? events.last!.id
-                : max(position, try Self.latestPosition(db, userID: userID))
+            let next = events.count == limit ? events.last!.id : max(position, visible)
             return EventPage(events: events, next: next)
         }
     }

@@ -89,7 +89,9 @@ extension Store {
     /// Appends an event made by `userID` (inside the write that caused it) to the stream of every user who sees
     /// the item: the actor, the owner and the collaborators on it or a folder above it (one row each, one
     /// `event_id`), and to `alsoTo` (who saw it before a move). Downloads and previews go to the actor's stream only.
+    /// An event fault in force (`eventFate`) may drop the event or delay it.
     static func recordEvent(_ db: Database, type: String, itemID: Int64?, userID: Int64, alsoTo: [Int64] = []) throws {
+        guard case .recorded(let visibleAt) = try eventFate(db) else { return }
         var users = [userID] + alsoTo
         if let itemID, !["ITEM_DOWNLOAD", "ITEM_PREVIEW"].contains(type) {
             users += try Int64.fetchAll(db, sql: "SELECT owner_id FROM item WHERE id = ?", arguments: [itemID])
@@ -102,8 +104,9 @@ extension Store {
         var seen = Set<Int64>()
         for user in users where seen.insert(user).inserted {
             try db.execute(sql: """
-                INSERT INTO event(event_id, user_id, event_type, item_id, created_at, actor_id) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [eventID, user, type, itemID, now, userID])
+                INSERT INTO event(event_id, user_id, event_type, item_id, created_at, actor_id, visible_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [eventID, user, type, itemID, now, userID, visibleAt])
         }
     }
 }
