@@ -121,6 +121,14 @@ enum Schema {
                 ALTER TABLE event ADD COLUMN actor_id INTEGER;
                 """)
         }
+        migrator.registerMigration("v9-packed-blobs") { db in
+            try db.execute(sql: """
+                -- Contents up to 64 KiB live in pack files (BlobPacks): which pack and where in it. A content
+                -- without a row is a blob file of its own, DIR/blobs/ab/<sha1>.
+                CREATE TABLE packed_blob (
+                    sha1 TEXT PRIMARY KEY, pack INTEGER NOT NULL, offset INTEGER NOT NULL) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }
