@@ -176,7 +176,7 @@ extension BlobStore {
         return done
     }
 
-    private static func writeFully(_ output: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String) throws {
+    static func writeFully(_ output: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String) throws {
         var done = 0
         while done < bytes.count {
             let wrote = pwrite(output, bytes.baseAddress! + done, bytes.count - done, off_t(offset + Int64(done)))

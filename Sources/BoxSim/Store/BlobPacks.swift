@@ -68,15 +68,7 @@ final class BlobPacks: Sendable {
             defer { state.size += Int64(bytes.count) }
             return (state.number, state.descriptor, state.size)
         }
-        var done = 0
-        while done < bytes.count {
-            let wrote = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + Int64(done)))
-            if wrote < 0 {
-                if errno == EINTR { continue }
-                throw BlobStoreError.io(path(ofPack: number), errno)
-            }
-            done += wrote
-        }
+        try BlobStore.writeFully(descriptor, bytes, at: offset, path: path(ofPack: number))
         return PackedBlob(pack: number, offset: offset)
     }
 
