@@ -57,7 +57,7 @@ extension ReadPromiseTests {
         return BoxEntry(json: try XCTUnwrap((answer["entries"] as? [[String: Any]])?.first, "\(answer)"))
     }
 
-    /// Where boxsim keeps the bytes of content with this SHA-1 (docs/BOXSIM.md: `DIR/blobs/ab/<sha1>`).
+    /// Where boxsim keeps the bytes of content over 64 KiB with this SHA-1 (docs/BOXSIM.md: `DIR/blobs/ab/<sha1>`).
     func blobPath(sha1: String) throws -> String {
         try XCTUnwrap(boxsim).dataDirectory.appendingPathComponent("blobs")
             .appendingPathComponent(String(sha1.prefix(2))).appendingPathComponent(sha1).path

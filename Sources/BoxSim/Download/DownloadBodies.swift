@@ -3,13 +3,16 @@ import NIOCore
 
 /// Response bodies of the download host: one byte range of a blob, or several as `multipart/byteranges`.
 /// Ranges go out with sendfile (`SendfileRegions`) unless `sendfile` is false (a fault rule reshapes the body),
-/// then they are read in chunks (`FileRangeStreamer`).
+/// then they are read in chunks (`FileRangeStreamer`). A range of the blob is that range moved by the blob's
+/// offset in its file (0 for a blob file of its own, its place in the pack for a packed one).
 struct DownloadBodies {
     let path: String
+    let offset: Int64
     let sendfile: Bool
 
-    init(path: String, context: BoxContext) {
-        self.path = path
+    init(blob: BlobLocation, context: BoxContext) {
+        path = blob.path
+        offset = blob.offset
         sendfile = SendfileRegions.isInstalled && !context.state.current.bodyReshaped
     }
 
@@ -17,8 +20,9 @@ struct DownloadBodies {
     func range(_ range: ClosedRange<Int64>) -> ResponseBody {
         let path = self.path
         let sendfile = self.sendfile
+        let inFile = moved(range)
         return ResponseBody(contentLength: Int(range.upperBound - range.lowerBound + 1)) { writer in
-            try await Self.write(range, path: path, sendfile: sendfile, to: &writer)
+            try await Self.write(inFile, path: path, sendfile: sendfile, to: &writer)
             try await writer.finish(nil)
         }
     }
@@ -35,14 +39,20 @@ struct DownloadBodies {
             + ranges.reduce(0) { $0 + Int($1.upperBound - $1.lowerBound + 1) }
         let path = self.path
         let sendfile = self.sendfile
+        let inFile = ranges.map(moved)
         return ResponseBody(contentLength: length) { writer in
-            for (header, range) in zip(headers, ranges) {
+            for (header, range) in zip(headers, inFile) {
                 try await writer.write(ByteBuffer(string: header))
                 try await Self.write(range, path: path, sendfile: sendfile, to: &writer)
             }
             try await writer.write(ByteBuffer(string: closing))
             try await writer.finish(nil)
         }
+    }
+
+    /// Where the bytes `range` of the blob are in its file.
+    private func moved(_ range: ClosedRange<Int64>) -> ClosedRange<Int64> {
+        (range.lowerBound + offset)...(range.upperBound + offset)
     }
 
     private static func write(_ range: ClosedRange<Int64>, path: String, sendfile: Bool,

@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 
 /// `GET /dl/<token>`: the download host. No Authorization needed; `Range` answers 206 (several ranges:
-/// `multipart/byteranges`), a range beyond the end 416. The body goes out from the blob file with sendfile
-/// (never the whole file in memory; see `DownloadBodies`).
+/// `multipart/byteranges`), a range beyond the end 416. The body goes out from the blob file (or the blob's
+/// region of its pack) with sendfile (never the whole file in memory; see `DownloadBodies`).
 struct DownloadRoutes: Sendable {
     let store: Store
     let signer: DownloadTokenSigner
@@ -16,15 +16,15 @@ struct DownloadRoutes: Sendable {
                   let version = try await store.version(id: claims.versionID), version.fileID == file.id
             else { throw BoxError.notFound() }
             context.state.userID = file.ownerID
-            let path = store.blobs.path(forSHA1: version.sha1)
-            guard FileManager.default.fileExists(atPath: path) else { throw BoxError.notFound() }
+            let blob = try await store.blobLocation(sha1: version.sha1)
+            guard FileManager.default.fileExists(atPath: blob.path) else { throw BoxError.notFound() }
             var headers = HTTPFields()
             headers[.contentType] = "application/octet-stream"
             headers[.acceptRanges] = "bytes"
             headers[.contentDisposition] = "attachment; filename*=UTF-8''"
                 + (file.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "download")
             let size = version.size
-            let bodies = DownloadBodies(path: path, context: context)
+            let bodies = DownloadBodies(blob: blob, context: context)
             switch ByteRange.parse(request.headers[.range], size: size) {
             case .unsatisfiable:
                 headers[.contentRange] = "bytes */\(size)"

@@ -54,7 +54,7 @@ extension Store {
             }
             var scored: [(item: ItemRecord, score: Int)] = []
             for item in candidates where Self.passes(item, filter) {
-                if let score = self.relevance(of: item, filter) { scored.append((item, score)) }
+                if let score = self.relevance(of: item, filter, db) { scored.append((item, score)) }
             }
             scored.sort { left, right in
                 if let descending = filter.modifiedAtDescending, left.item.modifiedAt != right.item.modifiedAt {
@@ -88,7 +88,7 @@ extension Store {
     }
 
     /// 3 when the name alone matches, 2 the description, 1 the content or the fields together; nil: no match.
-    private func relevance(of item: ItemRecord, _ filter: SearchFilter) -> Int? {
+    private func relevance(of item: ItemRecord, _ filter: SearchFilter, _ db: Database) -> Int? {
         let types = filter.contentTypes
         let name = types.contains("name") ? SearchQuery.words(item.name) : []
         if !name.isEmpty, filter.query.matches(name) { return 3 }
@@ -96,8 +96,11 @@ extension Store {
         if !description.isEmpty, filter.query.matches(description) { return 2 }
         var content: [String] = []
         if types.contains("file_content"), !item.isFolder, let sha1 = item.sha1,
-           let handle = FileHandle(forReadingAtPath: blobs.path(forSHA1: sha1)) {
-            content = SearchQuery.words(String(decoding: handle.readData(ofLength: SearchFilter.contentPrefix), as: UTF8.self))
+           let blob = try? Self.blobLocation(db, sha1: sha1, blobs: blobs),
+           let handle = FileHandle(forReadingAtPath: blob.path) {
+            try? handle.seek(toOffset: UInt64(blob.offset))
+            let length = Int(min(Int64(SearchFilter.contentPrefix), item.size))
+            content = SearchQuery.words(String(decoding: handle.readData(ofLength: length), as: UTF8.self))
             try? handle.close()
         }
         // A separator no word can equal keeps phrases from spanning two fields.

@@ -1,27 +1,57 @@
 import Crypto
 import Foundation
 
+/// What `importFile` made of a local file: a blob file in the store, or the bytes of a small file, which the
+/// seeder appends to a pack (with the others of its batch, in one write) unless the content is stored already.
+enum ImportedBlob: Sendable {
+    case stored(sha1: String, size: Int64)
+    case small(sha1: String, bytes: [UInt8])
+
+    var sha1: String {
+        switch self {
+        case .stored(let sha1, _), .small(let sha1, _): sha1
+        }
+    }
+
+    var size: Int64 {
+        switch self {
+        case .stored(_, let size): size
+        case .small(_, let bytes): Int64(bytes.count)
+        }
+    }
+}
+
 /// Copies local files into the blob store for `--seed`.
 ///
+/// Files up to `BlobPacks.maxPackedSize` are read whole and handed back (`ImportedBlob.small`) to be packed.
 /// Sparse files stay sparse: only the file's data extents (`SEEK_DATA`/`SEEK_HOLE`) are read and written,
 /// at their offsets; a hole is hashed as zeros without being read and stays a hole in the blob (the blob is
 /// `ftruncate`d to the file's size), so a sparse 100 GiB seed file costs what its data costs. A file system
 /// without `SEEK_DATA` shows the whole file as one extent. Content already in the store is not written
 /// again. Safe to call from several threads at once.
 extension BlobStore {
-    /// Returns the file's SHA-1 (hex) and size.
-    func importFile(atPath source: String) throws -> (sha1: String, size: Int64) {
+    func importFile(atPath source: String) throws -> ImportedBlob {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw BlobStoreError.cannotOpen(source, errno) }
         defer { close(input) }
         var info = stat()
         guard fstat(input, &info) == 0 else { throw BlobStoreError.io(source, errno) }
         let size = Int64(info.st_size)
-        // Fully allocated and small: one read, then nothing to write when the content is already stored.
-        if size <= Self.chunkSize, Int64(info.st_blocks) * 512 >= size {
-            return try importSmall(input, size: Int(size), source: source)
+        if size <= BlobPacks.maxPackedSize {
+            var bytes = [UInt8](repeating: 0, count: Int(size))
+            let count = try bytes.withUnsafeMutableBytes { buffer in
+                try Self.readFully(input, into: buffer, count: Int(size), at: 0, source: source)
+            }
+            bytes.removeLast(Int(size) - count)
+            return .small(sha1: Self.hex(Insecure.SHA1.hash(data: bytes)), bytes: bytes)
         }
-        return try importExtents(input, size: size, source: source)
+        // Fully allocated and under 1 MiB: one read, then nothing to write when the content is already stored.
+        if size <= Self.chunkSize, Int64(info.st_blocks) * 512 >= size {
+            let (sha1, size) = try importSmall(input, size: Int(size), source: source)
+            return .stored(sha1: sha1, size: size)
+        }
+        let (sha1, stored) = try importExtents(input, size: size, source: source)
+        return .stored(sha1: sha1, size: stored)
     }
 
     private func importSmall(_ input: Int32, size: Int, source: String) throws -> (sha1: String, size: Int64) {
@@ -131,7 +161,7 @@ extension BlobStore {
     }
 
     /// Reads up to `count` bytes at `offset`; fewer only at the end of the file.
-    private static func readFully(_ input: Int32, into bytes: UnsafeMutableRawBufferPointer, count: Int, at offset: Int64,
+    static func readFully(_ input: Int32, into bytes: UnsafeMutableRawBufferPointer, count: Int, at offset: Int64,
                                   source: String) throws -> Int {
         var done = 0
         while done < count {
@@ -146,7 +176,7 @@ extension BlobStore {
         return done
     }
 
-    private static func writeFully(_ output: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String) throws {
+    static func writeFully(_ output: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String) throws {
         var done = 0
         while done < bytes.count {
             let wrote = pwrite(output, bytes.baseAddress! + done, bytes.count - done, off_t(offset + Int64(done)))

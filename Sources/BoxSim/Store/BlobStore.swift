@@ -1,14 +1,17 @@
 import Crypto
 import Foundation
 
-/// File contents, stored once per SHA-1 under `DIR/blobs/ab/<sha1>`; written by streaming, never whole in memory.
+/// File contents, stored once per SHA-1: up to 64 KiB in pack files (`BlobPacks`), larger ones in a file each under
+/// `DIR/blobs/ab/<sha1>`; written by streaming, never whole in memory.
 struct BlobStore: Sendable {
     let directory: URL
+    let packs: BlobPacks
     static let chunkSize = 1 << 20
 
     init(directory: URL) throws {
         self.directory = directory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        packs = try BlobPacks(directory: directory.appendingPathComponent("packs"))
     }
 
     func path(forSHA1 sha1: String) -> String {
@@ -59,13 +62,6 @@ final class BlobWriter {
         size += Int64(bytes.count)
     }
 
-    /// Finishes the blob; returns its SHA-1 (hex) and size.
-    func commit() throws -> (sha1: String, size: Int64) {
-        let sha1 = finish()
-        try install(sha1: sha1)
-        return (sha1, size)
-    }
-
     /// Closes the temporary file and returns the SHA-1 (hex) of what was written (the file stays until
     /// `install`, `move(to:)` or `discard`).
     func finish() -> String {
@@ -76,9 +72,24 @@ final class BlobWriter {
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Moves the finished file to its content address.
-    func install(sha1: String) throws {
-        try move(to: store.path(forSHA1: sha1))
+    /// Stores the finished file under its content: appended to a pack when small (the temporary file is
+    /// removed; the caller records the returned place in the transaction that uses the blob), else moved to its
+    /// content address (nil).
+    func install(sha1: String) throws -> PackedBlob? {
+        guard size <= BlobPacks.maxPackedSize else {
+            try move(to: store.path(forSHA1: sha1))
+            return nil
+        }
+        defer { discard() }
+        let input = open(temporaryPath, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw BlobStoreError.cannotOpen(temporaryPath, errno) }
+        defer { close(input) }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        let count = try bytes.withUnsafeMutableBytes { buffer in
+            try BlobStore.readFully(input, into: buffer, count: Int(size), at: 0, source: temporaryPath)
+        }
+        guard count == Int(size) else { throw BlobStoreError.io(temporaryPath, EIO) }
+        return try bytes.withUnsafeBytes { try store.packs.append($0) }
     }
 
     /// Moves the finished file to `target` (e.g. an upload-session part), creating its folder.

@@ -132,6 +132,14 @@ enum Schema {
                     id INTEGER PRIMARY KEY CHECK (id = 1), drop_remaining INTEGER NOT NULL, delay_ms INTEGER NOT NULL);
                 """)
         }
+        migrator.registerMigration("v10-packed-blobs") { db in
+            try db.execute(sql: """
+                -- Contents up to 64 KiB live in pack files (BlobPacks): which pack and where in it. A content
+                -- without a row is a blob file of its own, DIR/blobs/ab/<sha1>.
+                CREATE TABLE packed_blob (
+                    sha1 TEXT PRIMARY KEY, pack INTEGER NOT NULL, offset INTEGER NOT NULL) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -12,6 +12,8 @@ final class SeedWriter {
     private let insertItem: Statement
     private let insertVersion: Statement
     private let selectChildren: Statement
+    private let selectPacked: Statement
+    private let insertPacked: Statement
     private var nextVersionID: Int64
     private var rowsInTransaction = 0
 
@@ -30,6 +32,8 @@ final class SeedWriter {
         selectChildren = try db.makeStatement(sql: """
             SELECT id, type, name_key FROM item WHERE parent_id = ? AND item_status = 'active'
             """)
+        selectPacked = try db.makeStatement(sql: "SELECT 1 FROM packed_blob WHERE sha1 = ?")
+        insertPacked = try db.makeStatement(sql: "INSERT OR IGNORE INTO packed_blob (sha1, pack, offset) VALUES (?, ?, ?)")
         nextVersionID = 0
         try db.beginTransaction(.immediate)
         nextVersionID = try Self.nextID(db, table: "file_version")
@@ -60,6 +64,16 @@ final class SeedWriter {
                                            modified, modified, ownerID, ownerID, versionID, size, sha1])
         try insertVersion.execute(arguments: [versionID, db.lastInsertedRowID, sha1, size, time, ownerID])
         nextVersionID += 1
+        try rowWritten()
+    }
+
+    /// Whether content `sha1` is in a pack already (rows of this seed included).
+    func isPacked(_ sha1: String) throws -> Bool {
+        try Bool.fetchOne(selectPacked, arguments: [sha1]) != nil
+    }
+
+    func insertPackedBlob(_ sha1: String, at packed: PackedBlob) throws {
+        try insertPacked.execute(arguments: [sha1, packed.pack, packed.offset])
         try rowWritten()
     }
 

@@ -8,9 +8,10 @@ import Synchronization
 /// only in case from one before it is treated the same way (two folders merge, a later file is skipped).
 ///
 /// Fast enough for a million entries: the whole import is one writer session (`SeedWriter`: prepared
-/// statements, a commit every 20,000 rows); the files of each folder are copied into the blob store by
-/// several threads at once (`BlobStore.importFile`, sparse-aware) before that folder's rows are written, so
-/// ids come out in the same order as a plain depth-first walk in name order.
+/// statements, a commit every 20,000 rows); the files of each folder are read by several threads at once
+/// (`BlobStore.importFile`, sparse-aware; larger files are copied to blob files there), then the small contents of
+/// each batch of 256 go to a pack in one write (`BlobPacks`), before that folder's rows are written, so ids come
+/// out in the same order as a plain depth-first walk in name order.
 struct Seeder: Sendable {
     let store: Store
     let owner: UserRecord
@@ -56,7 +57,7 @@ struct Seeder: Sendable {
         let files = steps.compactMap { step -> String? in
             if case .file(_, let path, _) = step { return path } else { return nil }
         }
-        let blobs = try importBlobs(files)
+        let blobs = try importBlobs(files, writer: writer)
         var created = 0
         var fileIndex = 0
         let time = Timestamp.now()
@@ -106,16 +107,47 @@ struct Seeder: Sendable {
         return steps
     }
 
+    /// Files read at once before their small contents are packed (bounds the memory they take: 16 MiB).
+    static let importBatch = 256
+
     /// Copies the files into the blob store, several at once; their SHA-1s and sizes in the same order.
-    private func importBlobs(_ paths: [String]) throws -> [(sha1: String, size: Int64)] {
-        guard paths.count > 1 else { return try paths.map { try store.blobs.importFile(atPath: $0) } }
-        let results = Mutex([Result<(sha1: String, size: Int64), any Error>?](repeating: nil, count: paths.count))
+    private func importBlobs(_ paths: [String], writer: SeedWriter) throws -> [(sha1: String, size: Int64)] {
+        var imported: [(sha1: String, size: Int64)] = []
+        imported.reserveCapacity(paths.count)
+        for start in stride(from: 0, to: paths.count, by: Self.importBatch) {
+            let batch = try readBatch(Array(paths[start..<min(paths.count, start + Self.importBatch)]))
+            try pack(batch, writer: writer)
+            imported += batch.map { ($0.sha1, $0.size) }
+        }
+        return imported
+    }
+
+    private func readBatch(_ paths: [String]) throws -> [ImportedBlob] {
         let blobs = store.blobs
+        guard paths.count > 1 else { return try paths.map { try blobs.importFile(atPath: $0) } }
+        let results = Mutex([Result<ImportedBlob, any Error>?](repeating: nil, count: paths.count))
         DispatchQueue.concurrentPerform(iterations: paths.count) { index in
             let result = Result { try blobs.importFile(atPath: paths[index]) }
             results.withLock { $0[index] = result }
         }
         return try results.withLock { slots in try slots.map { try $0!.get() } }
+    }
+
+    /// Appends the batch's small contents that are not stored yet to a pack, in one write, and records them.
+    private func pack(_ batch: [ImportedBlob], writer: SeedWriter) throws {
+        var bytes: [UInt8] = []
+        var placed: [(sha1: String, offset: Int)] = []
+        var seen = Set<String>()
+        for case .small(let sha1, let content) in batch where seen.insert(sha1).inserted {
+            if try writer.isPacked(sha1) { continue }
+            placed.append((sha1, bytes.count))
+            bytes += content
+        }
+        guard !placed.isEmpty else { return }
+        let start = try bytes.withUnsafeBytes { try store.blobs.packs.append($0) }
+        for blob in placed {
+            try writer.insertPackedBlob(blob.sha1, at: PackedBlob(pack: start.pack, offset: start.offset + Int64(blob.offset)))
+        }
     }
 }
 

@@ -1,9 +1,11 @@
 import GRDB
 
-/// New content for a file: a blob already installed in the blob store, plus the client's timestamps.
+/// New content for a file: a blob already installed in the blob store (where in a pack, when packed: recorded
+/// with the version), plus the client's timestamps.
 struct FileContent: Sendable {
     var sha1: String
     var size: Int64
+    var packed: PackedBlob?
     var contentCreatedAt: Int64?
     var contentModifiedAt: Int64?
 }
@@ -49,6 +51,7 @@ extension Store {
             var version = FileVersionRecord(id: nil, fileID: file.id!, sha1: content.sha1, size: content.size,
                                             createdAt: now, modifiedBy: userID)
             try version.insert(db)
+            try Self.recordPackedBlob(db, sha1: content.sha1, at: content.packed)
             file.versionID = version.id
             try file.update(db)
             try Self.recordEvent(db, type: "ITEM_UPLOAD", itemID: file.id!, userID: userID)
@@ -74,6 +77,7 @@ extension Store {
             var version = FileVersionRecord(id: nil, fileID: fileID, sha1: content.sha1, size: content.size,
                                             createdAt: now, modifiedBy: userID)
             try version.insert(db)
+            try Self.recordPackedBlob(db, sha1: content.sha1, at: content.packed)
             if let newName {
                 file.name = newName
                 file.nameKey = ItemRecord.nameKey(newName)

@@ -98,8 +98,8 @@ struct MultipartUpload {
 
     /// Moves the received file into the blob store and describes it.
     func install() throws -> FileContent {
-        try writer.install(sha1: sha1)
-        return FileContent(sha1: sha1, size: size,
+        let packed = try writer.install(sha1: sha1)
+        return FileContent(sha1: sha1, size: size, packed: packed,
                            contentCreatedAt: (attributes["content_created_at"] as? String).flatMap(Timestamp.parse),
                            contentModifiedAt: (attributes["content_modified_at"] as? String).flatMap(Timestamp.parse))
     }

@@ -97,8 +97,8 @@ struct UploadCommitRoute: Sendable {
             guard sha1 == expectedSHA1 else {
                 throw BoxError.badRequest("The digest of the file did not match what we received", code: "bad_digest")
             }
-            try writer.install(sha1: sha1)
-            return FileContent(sha1: sha1, size: writer.size,
+            let packed = try writer.install(sha1: sha1)
+            return FileContent(sha1: sha1, size: writer.size, packed: packed,
                                contentCreatedAt: (attributes["content_created_at"] as? String).flatMap(Timestamp.parse),
                                contentModifiedAt: (attributes["content_modified_at"] as? String).flatMap(Timestamp.parse))
         } catch {
