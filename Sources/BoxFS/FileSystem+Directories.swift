@@ -1,5 +1,15 @@
 import BoxAPI
 
+/// What readdirplus hands the kernel for one entry of a directory snapshot (see `rememberEntry`).
+public enum ListedEntry: Sendable {
+    /// Linked to its node: the kernel counts a lookup.
+    case node(FileAttributes)
+    /// Shown by name only: the kernel looks it up when it needs it.
+    case nameOnly
+    /// Gone since the snapshot: left out.
+    case gone
+}
+
 extension FileSystem {
     /// Opens a folder for reading: takes a snapshot of its listing, so paging through it with
     /// offsets stays consistent even if the cache is refreshed meanwhile.
@@ -34,22 +44,26 @@ extension FileSystem {
         return entries
     }
 
-    /// Counts a kernel reference for an entry readdirplus sends, and returns its attributes with its inode; nil
-    /// when the folder no longer holds that name (renamed or deleted since the snapshot): the entry is left
-    /// out, since a node made from the snapshot's item would bring back the old name (a later open of the new
-    /// name would find that node, and its upload would rename the Box file back).
-    public func rememberEntry(handle: UInt64, position: Int) throws(FSError) -> FileAttributes? {
+    /// Counts a kernel reference for an entry readdirplus sends, and returns its attributes with its inode.
+    /// `.gone` when the folder no longer holds that name (renamed or deleted since the snapshot): the entry is
+    /// left out, since a node made from the snapshot's item would bring back the old name (a later open of the
+    /// new name would find that node, and its upload would rename the Box file back). `.nameOnly` when the
+    /// name is there but which file it is now cannot be told without asking Box (a new file whose upload landed
+    /// since the snapshot, with the folder's listing dropped): the kernel gets the name and looks it up itself.
+    public func rememberEntry(handle: UInt64, position: Int) throws(FSError) -> ListedEntry {
         let opened = handles.withLock { $0.handle(handle) }
-        if case .controlDirectory(let listing)? = opened { return try rememberControlEntry(listing, position: position) }
+        if case .controlDirectory(let listing)? = opened {
+            return .node(try rememberControlEntry(listing, position: position))
+        }
         guard case .directory(let snapshot)? = opened else { throw .badHandle }
-        guard position >= 2, position - 2 < snapshot.items.count else { return try attributes(snapshot.inode) }
+        guard position >= 2, position - 2 < snapshot.items.count else { return .node(try attributes(snapshot.inode)) }
         // The snapshot may be older than writes, uploads and renames since: the kernel is given what the
         // folder holds under that name now (a new file's made-up id may have become its Box id meanwhile).
         let listed = snapshot.items[position - 2]
         switch currentItem(named: listed.name, inFolder: snapshot.inode) {
-        case .some(let current): return remember(current, parent: snapshot.inode)
-        case .none where folderIsListed(snapshot.inode): return nil
-        case .none: return remember(listed, parent: snapshot.inode)
+        case .some(let current): return remember(current, parent: snapshot.inode).map(ListedEntry.node) ?? .nameOnly
+        case .none where folderIsListed(snapshot.inode): return .gone
+        case .none: return remember(listed, parent: snapshot.inode).map(ListedEntry.node) ?? .nameOnly
         }
     }
 

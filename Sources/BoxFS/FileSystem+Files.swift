@@ -33,7 +33,7 @@ extension FileSystem {
         let item = try fileItem(inode)
         if LocalFiles.isLocalID(item.id), locals.withLock({ $0.file(itemID: item.id) }) == nil {
             // A made-up id whose local file is gone (uploaded under its Box id, or deleted): a stale inode.
-            throw .notFound(item.name)
+            throw FSError(ENOENT, "\(item.name): its node's made-up id \(item.id) stands for no file")
         }
         let writable = mode != .readOnly || truncate
         if !writable {

@@ -123,13 +123,17 @@ public final class FileSystem: Sendable {
         if ControlDirectory.contains(parent) { return try await controlLookup(parent: parent, name: name) }
         if let attributes = try lookupInFreshListing(parent: parent, name: name) { return attributes }
         let folder = try folderItem(parent)
-        let items = try await listing(of: folder, inode: parent)
-        guard let item = items.first(where: { BoxName.same($0.name, name) }) else {
-            if isControlName(name, parent: parent) { return rememberControlDirectory() }
-            throw .notFound(name)
+        // Twice at most: an upload landing between the listing and the node can leave the item it found stale.
+        for _ in 0..<2 {
+            let items = try await listing(of: folder, inode: parent)
+            guard let item = items.first(where: { BoxName.same($0.name, name) }) else {
+                if isControlName(name, parent: parent) { return rememberControlDirectory() }
+                throw .notFound(name)
+            }
+            if isControlName(name, parent: parent) { reportShadowedControlDirectory() }
+            if let attributes = remember(item, parent: parent) { return attributes }
         }
-        if isControlName(name, parent: parent) { reportShadowedControlDirectory() }
-        return remember(item, parent: parent)
+        throw .notFound(name)
     }
 
     /// `lookup` answered from the folder's cached listing through its name index (no scan, no I/O),
@@ -148,25 +152,38 @@ public final class FileSystem: Sendable {
             throw .notFound(name)
         }
         if isControlName(name, parent: parent) { reportShadowedControlDirectory() }
-        return remember(item, parent: parent)
+        guard let attributes = remember(item, parent: parent) else { throw .notFound(name) }
+        return attributes
     }
 
-    /// Counts a kernel reference to `item` in the folder `parent` and returns its attributes.
-    /// The attributes are the node's as the mount knows it now (local content first), not `item`'s,
-    /// which may be older (see `InodeTable.remember`).
-    func remember(_ item: BoxItem, parent: UInt64) -> FileAttributes {
-        let node = tree.withLock { tree in
-            // A local file read before its upload landed carries the made-up id it has just given up: remember
-            // the file under the id it has now (see `uploaded`), never as a second inode of a stale id.
-            var current = item
-            if LocalFiles.isLocalID(item.id), tree.inode(forItemID: item.id) == nil,
-               let folderID = tree.node(parent)?.item.id,
-               let now = locals.withLock({ $0.file(named: item.name, inFolder: folderID)?.item }) {
-                current = now
-            }
-            return tree.remember(current, parentInode: parent)
+    /// Counts a kernel reference to `item` in the folder `parent` and returns its attributes; nil when `item`
+    /// stands for no file any more (see `nowStandingFor`). The attributes are the node's as the mount knows it
+    /// now (local content first), not `item`'s, which may be older (see `InodeTable.remember`).
+    func remember(_ item: BoxItem, parent: UInt64) -> FileAttributes? {
+        let node = tree.withLock { tree -> InodeTable.Node? in
+            nowStandingFor(item, parent: parent, in: tree).map { tree.remember($0, parentInode: parent) }
         }
+        guard let node else { return nil }
         return attributes(of: visible(node.item), inode: node.inode)
+    }
+
+    /// The file `item`, as a listing or a directory snapshot showed it, is now. An item with a made-up id may
+    /// be from before its upload landed and its local file was dropped: it is the file that name shows among
+    /// the local files, else the one its made-up id became on Box (`LandedIDs`) — never a node of the stale
+    /// id, which would stand for no file (ENOENT at the next open). nil: a new file deleted since.
+    private func nowStandingFor(_ item: BoxItem, parent: UInt64, in tree: InodeTable) -> BoxItem? {
+        guard LocalFiles.isLocalID(item.id), tree.inode(forItemID: item.id) == nil else { return item }
+        let folderID = tree.node(parent)?.item.id
+        return locals.withLock { files -> BoxItem? in
+            if let local = files.file(itemID: item.id), !local.unlinked { return local.item }
+            if let folderID, let named = files.file(named: item.name, inFolder: folderID) { return named.item }
+            guard let boxID = tree.landed.boxID(of: item.id) else { return nil }
+            if let local = files.file(itemID: boxID), !local.unlinked { return local.item }
+            if let inode = tree.inode(forItemID: boxID), let node = tree.node(inode) { return node.item }
+            var landed = item
+            landed.id = boxID
+            return tree.listed(landed)
+        }
     }
 
     /// The kernel no longer references `inode` `count` times.

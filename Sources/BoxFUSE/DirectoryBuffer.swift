@@ -24,11 +24,16 @@ enum DirectoryBuffer {
             guard fits else { break }
             let isDot = entry.position < 2
             var attributes = entry.attributes
+            var linked = true
             if plus, !isDot {
+                switch try fs.rememberEntry(handle: handle, position: entry.position) {
+                case .node(let current): attributes = current
                 // Gone since the folder was opened: left out rather than linked under a name it no longer has.
-                guard let current = try fs.rememberEntry(handle: handle, position: entry.position) else { continue }
-                attributes = current
-            } else if !isDot {
+                case .gone: continue
+                case .nameOnly: linked = false
+                }
+            }
+            if !isDot, !plus || !linked {
                 // Plain readdir needs only a stable, non-zero d_ino; the kernel looks names up later.
                 attributes.inode = 0x8000_0000_0000_0000 | UInt64(entry.position)
             }
@@ -39,6 +44,7 @@ enum DirectoryBuffer {
                         if plus {
                             var param = fuse_entry_param(
                                 attributes, entryTimeout: fs.entryTimeout, attributeTimeout: fs.attributeTimeout)
+                            if !linked { param.ino = 0 }  // no node: the kernel links nothing, and looks the name up
                             return fuse_add_direntry_plus(raw, bytes.baseAddress! + used, size - used, name, &param, nextOffset)
                         }
                         var status = stat(attributes)

@@ -86,7 +86,7 @@ final class FUSEDispatcher: Sendable {
     /// 10 s per operation (an outage fails every read; the count of the others follows).
     static func note(_ error: FSError, of operation: StaticString, logger: Logger) {
         switch error.errno {
-        case ENOENT: break
+        case ENOENT: logger.debug("\(operation): \(error)")  // which name, and whether an inode was gone
         case EINTR: logger.debug("\(operation): interrupted")
         case EIO:
             let now = ContinuousClock.now, name = "\(operation)"

@@ -111,10 +111,7 @@ struct UploadAttempt: Sendable {
             {
                 return .earlierUpload(earlier)
             }
-            try journal.noteSentDigest(id: entryID, sha1: digest.hex)
-            if case .newFile(let parentID, let name) = target {
-                try journal.noteSentPlace(id: entryID, parentID: parentID, name: name)
-            }
+            try journal.noteSent(id: entryID, sha1: digest.hex, place: target.sentPlace)
             do {
                 let item: BoxItem
                 if size >= configuration.chunkedThreshold {
@@ -135,7 +132,7 @@ struct UploadAttempt: Sendable {
                     return .failed(.contentChanged)
                 }
                 guard let error = error as? BoxAPIError else { throw error }
-                return await resolve(error, target: target, digest: digest, sentBefore: sentBefore)
+                return await resolve(error, entryID: entryID, target: target, digest: digest, sentBefore: sentBefore)
             }
         } catch is CancellationError {
             return .failed(.transient(retryAfter: nil, message: "cancelled"))
@@ -212,7 +209,7 @@ struct UploadAttempt: Sendable {
 
     /// 409/412 that our own earlier attempt caused are successes; everything else is classified.
     private func resolve(
-        _ error: BoxAPIError, target: UploadTarget, digest: FileDigest.Digest, sentBefore: Set<String>
+        _ error: BoxAPIError, entryID: Int64, target: UploadTarget, digest: FileDigest.Digest, sentBefore: Set<String>
     ) async -> Outcome {
         if error.isNameInUse, target.fileID == nil,
             let mine = error.conflicts.first(where: { $0.kind == .file && $0.sha1 == digest.hex })
@@ -248,6 +245,20 @@ struct UploadAttempt: Sendable {
                 return .failed(UploadFailure.classify(error, forVersion: false))
             }
             return .failed(.transient(retryAfter: nil, message: "the name was held by a leftover of this mount's"))
+        }
+        // The name is held by another entry's upload (its version is the mount's own, or its content is what that
+        // entry sent): a file renamed, moved or deleted here while it was on the wire, which landed at this name
+        // an instant ago. Its follow-up (a move, or its removal) is on the way: not a conflict (model soak 20000).
+        if error.isNameInUse, target.fileID == nil,
+            let own = error.conflicts.first(where: { conflict in
+                conflict.kind == .file
+                    && (isOwnVersion(conflict)
+                        || conflict.sha1.map { (try? journal.wasSent(sha1: $0, byAnotherThan: entryID)) == true } == true)
+            })
+        {
+            logger.info("the name is held by a file this mount uploaded for another entry; sending again after its move",
+                        metadata: ["file": "\(own.id)"])
+            return .failed(.nameHeldByOwnFile)
         }
         if error.isPreconditionFailed, let fileID = target.fileID {
             do {

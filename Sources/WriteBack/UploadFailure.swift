@@ -15,6 +15,9 @@ public enum UploadFailure: Sendable, Equatable {
     case changedOnBox
     /// 409: another item already has the name (and it is not this upload's own earlier result).
     case nameTaken
+    /// 409 from a file of this mount's own making (another entry's upload, renamed, moved or deleted here since,
+    /// whose follow-up has not reached Box yet): sent again once the folder's follow-ups are done.
+    case nameHeldByOwnFile
     /// The file to add a version to is gone from Box.
     case targetGone
     /// The parent folder is gone or refuses the upload.
@@ -34,6 +37,7 @@ public enum UploadFailure: Sendable, Equatable {
         case .targetMoved: "the file was renamed or moved here during the upload"
         case .changedOnBox: "the file changed on Box"
         case .nameTaken: "the name is taken on Box"
+        case .nameHeldByOwnFile: "the name is still held by a file this mount uploaded and is moving away"
         case .targetGone: "the file was deleted on Box"
         case .parentGone(let message): "the folder is not available: \(message)"
         case .storageFull: "storage limit exceeded (the Box account is full)"

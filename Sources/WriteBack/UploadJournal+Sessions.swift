@@ -84,18 +84,15 @@ extension UploadJournal {
 }
 
 extension UploadJournal {
-    /// Remembers that content with this SHA-1 was sent as the entry's new file (before sending it).
-    public func noteSentDigest(id: Int64, sha1: String) throws {
+    /// Remembers, before sending it, that content with this SHA-1 goes up for the entry, and (`place`, for a new
+    /// file) where: one durable write for both.
+    public func noteSent(id: Int64, sha1: String, place: SentPlace?) throws {
         try write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO sent_digest (upload_id, sha1) VALUES (?, ?)", arguments: [id, sha1])
-        }
-    }
-
-    /// Remembers that the entry's content is about to be sent as a new file named `name` in `parentID`.
-    public func noteSentPlace(id: Int64, parentID: String, name: String) throws {
-        try write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO sent_place (upload_id, parent_id, name) VALUES (?, ?, ?)",
-                           arguments: [id, parentID, name])
+            if let place {
+                try db.execute(sql: "INSERT OR IGNORE INTO sent_place (upload_id, parent_id, name) VALUES (?, ?, ?)",
+                               arguments: [id, place.parentID, place.name])
+            }
         }
     }
 
@@ -113,6 +110,14 @@ extension UploadJournal {
         try read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM upload WHERE file_id = ? AND id != ?)",
                               arguments: [fileID, id]) ?? false
+        }
+    }
+
+    /// Whether an entry other than `id` has sent content with this SHA-1 (a file holding it may be that entry's).
+    public func wasSent(sha1: String, byAnotherThan id: Int64) throws -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sent_digest WHERE sha1 = ? AND upload_id != ?)",
+                              arguments: [sha1, id]) ?? false
         }
     }
 

@@ -3,6 +3,9 @@ import CurlHTTP
 import Foundation
 
 extension UploadLifecycle {
+    /// How many attempts in a row may meet the name held by a file of the mount's own before it counts as taken.
+    static let ownHolderTries = 5
+
     /// Box holds `item`. Complete if nothing was written meanwhile; otherwise the newer content
     /// becomes the next version of `item`.
     mutating func finished(_ item: BoxItem, generation uploaded: Int64, now: Double) -> [Action] {
@@ -48,6 +51,10 @@ extension UploadLifecycle {
             // Not Box's fault: send the new content (or to the new place) after the usual delay.
             return retry(after: settings.delay, now: now, noting: note)
         case .changedOnBox, .nameTaken:
+            return conflictCopy(wallClock: wallClock, noting: note)
+        case .nameHeldByOwnFile:
+            // Its follow-up takes a moment; a name still held after that many tries is held for good: a conflict.
+            guard failures > Self.ownHolderTries else { return retry(after: settings.delay, now: now, noting: note) }
             return conflictCopy(wallClock: wallClock, noting: note)
         case .targetGone:
             // Deleted on Box while edited here: the local content comes back as a new file.

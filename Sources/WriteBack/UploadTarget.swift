@@ -27,4 +27,10 @@ public enum UploadTarget: Sendable, Equatable {
         if case .newVersion(let fileID, _, _, _, _) = self { return fileID }
         return nil
     }
+
+    /// Where a new file goes (what the journal keeps until Box answers), nil for a new version.
+    var sentPlace: SentPlace? {
+        if case .newFile(let parentID, let name) = self { return SentPlace(parentID: parentID, name: name) }
+        return nil
+    }
 }

@@ -50,7 +50,7 @@ extension Uploader {
         recentErrors.append(.init(date: Date(), entryID: id, name: name, failure: failure))
         if recentErrors.count > configuration.recentErrorLimit { recentErrors.removeFirst() }
         switch failure {
-        case .transient, .contentChanged, .targetMoved:
+        case .transient, .contentChanged, .targetMoved, .nameHeldByOwnFile:
             logger.info("upload of \"\(name)\" will be retried: \(failure.summary)")
         case .changedOnBox, .nameTaken, .targetGone:
             logger.warning("upload of \"\(name)\": \(failure.summary); the local content goes up as a new file")

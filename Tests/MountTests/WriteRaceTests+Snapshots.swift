@@ -1,0 +1,49 @@
+import BoxTestSupport
+import Foundation
+import XCTest
+
+/// A folder read from a snapshot (`opendir`) taken before a new file's first upload landed.
+extension WriteRaceTests {
+    /// Defect (seed 14168 of the reference-model tier): a snapshot names a new file by its made-up id. Once its
+    /// upload had landed and its local copy was dropped, readdirplus from that snapshot, while the folder's
+    /// listing was dropped (an event, `boxfs refresh`) and not yet fetched again, made a second inode of the
+    /// made-up id. The kernel took it for the name, and the next open of the file failed with `ENOENT`.
+    func testAFolderReadFromASnapshotTakenBeforeANewFilesUploadLandedStillOpensTheFile() async throws {
+        let mount = try await startAndMount(texts: ["dir/a.txt": "a\n"], options: [
+            "events=off", "dir_cache_ttl=600", "entry_timeout=60", "attr_timeout=60"])
+        XCTAssertEqual(try succeed(["ls", mount.path("dir")]), "a.txt\n")
+        let folder = try XCTUnwrap(try api.entry(at: "dir"))
+        let upload = try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "latency_ms": 1000,
+                                       "count": 1])
+        try write("new\n", to: mount.path("dir/new.txt"))
+        try await waitUntilUsed(fault: upload)
+        // The snapshot is taken while the upload is on the wire: it names the file by its made-up id.
+        let directory = try XCTUnwrap(opendir(mount.path("dir")), "opendir: errno \(errno)")
+        defer { closedir(directory) }
+        try await waitForBox("dir/new.txt", text: "new\n")
+        try await waitUntilSettled(mount)
+
+        // The folder's listing is dropped (and the kernel told to forget its names); listing it again is held 3 s.
+        let listing = try api.addFault(["path_prefix": "/2.0/folders/\(folder.id)/items", "method": "GET",
+                                        "latency_ms": 3000, "count": 1])
+        let refresh = Process()
+        refresh.executableURL = try MountFixture.locateBinary()
+        refresh.arguments = ["refresh", mount.path("dir")]
+        refresh.standardOutput = FileHandle.nullDevice
+        try refresh.run()
+        defer { if refresh.isRunning { refresh.terminate() } }
+        try await waitUntilUsed(fault: listing)
+
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        XCTAssertEqual(names.sorted(), ["a.txt", "new.txt"])
+        XCTAssertTrue(try faultIsPending(listing) == false && refresh.isRunning, "read while the listing was held")
+        XCTAssertEqual(try succeed(["cat", mount.path("dir/new.txt")]), "new\n")
+        refresh.waitUntilExit()
+        XCTAssertEqual(refresh.terminationStatus, 0)
+        XCTAssertEqual(try succeed(["cat", mount.path("dir/new.txt")]), "new\n")
+    }
+}
