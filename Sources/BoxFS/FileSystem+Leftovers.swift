@@ -17,35 +17,30 @@ extension FileSystem {
     /// there, e.g. after its upload's event, would otherwise show it until the TTL: a name whose reads fail
     /// with ENOENT). A namespace operation in its folder waits for the removal (`BoxCleanups`).
     func removeLeftover(_ leftover: Leftover, reason: String) {
-        let client = self.client, logger = self.logger, journal = writeBack?.journal
+        let logger = self.logger, journal = writeBack?.journal
         locals.withLock { _ = $0.leftovers.insert(leftover.fileID) }
         cleanups.start(in: Set([leftover.parentID].compactMap { $0 })) { [self] in
             do { try await journal?.noteLeftover(leftover) } catch {
                 logger.warning("could not journal the removal of \(reason) (\(leftover.name)): \(error)")
             }
-            do {
-                try await client.deleteFile(id: leftover.fileID, ifMatch: leftover.etag)
-            } catch let error as BoxAPIError where error.kind == .notFound {
-                // Gone already (trashed by another of the mount's own steps).
-            } catch let error as BoxAPIError where error.kind == .preconditionFailed {
-                // Changed on Box since it landed: someone else's file now, kept and shown.
+            switch await leftover.remove(client: client, journal: journal) {
+            case .removed:
+                break
+            case .changedSince:
                 logger.info("\(reason) (\(leftover.name), id \(leftover.fileID)) changed on Box since; kept")
-                await keep(leftover)
+                keep(leftover)
                 return
-            } catch let error as BoxAPIError where error.isTransient || client.connectivity.offline != nil {
+            case .retryLater(let error):
                 logger.warning(
                     "could not remove \(reason) (\(leftover.name), id \(leftover.fileID)) from Box: \(error); retrying later")
                 retryLeftover(leftover, reason: reason)
                 return
-            } catch {
-                // Refused for good (e.g. locked by someone): it stays on Box, so it is shown again, a file like
-                // any other, rather than hidden while it holds its name.
+            case .refused(let error):
+                // Refused for good (e.g. locked by someone): it stays on Box, so it is shown again, a file like any
+                // other, rather than hidden while it holds its name.
                 logger.warning("could not remove \(reason) (\(leftover.name), id \(leftover.fileID)) from Box: \(error); kept")
-                await keep(leftover)
+                keep(leftover)
                 return
-            }
-            do { try await journal?.forgetLeftover(fileID: leftover.fileID) } catch {
-                logger.warning("could not update the journal after removing \(leftover.name): \(error)")
             }
             forgetListed(leftover.item)
             locals.withLock { _ = $0.leftovers.remove(leftover.fileID) }
@@ -63,8 +58,7 @@ extension FileSystem {
     }
 
     /// A leftover that stays on Box: no longer removed, hidden or journaled, and its folder listed again.
-    private func keep(_ leftover: Leftover) async {
-        try? await writeBack?.journal.dropLeftover(fileID: leftover.fileID)
+    private func keep(_ leftover: Leftover) {
         locals.withLock { _ = $0.leftovers.remove(leftover.fileID) }
         if let parentID = leftover.parentID { tree.withLock { $0.invalidateListing(folderID: parentID) } }
     }

@@ -200,7 +200,7 @@ extension FileSystem {
             if let superseded, superseded.number != number, let landed = try await forgetLocal(superseded.number) {
                 base = landed
             }
-            try await redirect(number, to: base, from: source, in: target)
+            try await redirect(number, to: base, from: source, in: target, as: existing.name)
         } catch {
             unpin(number)
             throw error
@@ -217,16 +217,20 @@ extension FileSystem {
         dropIfIdle(number)
     }
 
-    /// Makes local file `number` the next version of Box file `base`, then removes the source's own
-    /// Box file (if it had one): the content is journaled for its new place before anything leaves Box.
-    private func redirect(_ number: UInt64, to base: BoxItem, from source: BoxItem, in target: BoxItem) async throws(FSError) {
+    /// Makes local file `number` the next version of Box file `base`, named `name` in `target`, then removes the
+    /// source's own Box file (if it had one): the content is journaled for its new place before anything leaves
+    /// Box. The name is the one renamed over, not `base`'s: a base taken when an upload landed may carry the name
+    /// the file had on Box before a rename here reached Box (model seed 21073).
+    private func redirect(
+        _ number: UInt64, to base: BoxItem, from source: BoxItem, in target: BoxItem, as name: String
+    ) async throws(FSError) {
         guard let before = locals.withLock({ $0.file(number) }) else { throw .badHandle }
         let sourceOnBox = before.base.map { $0.id != base.id } ?? false ? before.base : nil
         locals.withLock { files in
             files.update(number) { file in
                 if file.isNewToBox { file.supersedesNewUpload = true }
                 file.rebase(on: base)
-                file.item.name = base.name
+                file.item.name = name
                 file.item.parentID = target.id
             }
         }

@@ -231,17 +231,15 @@ struct UploadAttempt: Sendable {
         {
             logger.info("the name is held by a leftover of this mount's; removing it first",
                         metadata: ["file": "\(leftover.fileID)"])
-            do {
-                try await client.deleteFile(id: leftover.fileID, ifMatch: leftover.etag)
-                try await journal.forgetLeftover(fileID: leftover.fileID)
-            } catch let removal as BoxAPIError where removal.kind == .notFound {
-                try? await journal.forgetLeftover(fileID: leftover.fileID)
-            } catch let removal as BoxAPIError where removal.isTransient {
-                return .failed(.transient(retryAfter: removal.retryAfter, message: removal.description))
-            } catch let refusal {
+            switch await leftover.remove(client: client, journal: journal) {
+            case .removed:
+                break
+            case .retryLater(let removal):
+                let retryAfter = (removal as? BoxAPIError)?.retryAfter
+                return .failed(.transient(retryAfter: retryAfter, message: String(describing: removal)))
+            case .changedSince, .refused:
                 // Someone changed it since (412) or Box refuses to remove it: it stays, and this is the usual conflict.
-                logger.info("the leftover stays on Box: \(refusal)", metadata: ["file": "\(leftover.fileID)"])
-                try? await journal.dropLeftover(fileID: leftover.fileID)
+                logger.info("the leftover stays on Box", metadata: ["file": "\(leftover.fileID)"])
                 return .failed(UploadFailure.classify(error, forVersion: false))
             }
             return .failed(.transient(retryAfter: nil, message: "the name was held by a leftover of this mount's"))

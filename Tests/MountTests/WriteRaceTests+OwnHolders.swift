@@ -34,3 +34,35 @@ extension WriteRaceTests {
         XCTAssertEqual(try succeed(["cat", mount.path("f9")]), "first\n")
     }
 }
+
+extension WriteRaceTests {
+    /// Defect (model seed 21073): a file renamed while its first upload was on the wire keeps, as the Box version
+    /// its local copy is based on, the item Box answered, with the old name. A rename over that file then named the
+    /// new content after that base: `mv f0 f3` left the file showing as `f0`, and `f3` answered `ENOENT`.
+    func testARenameOverAFileRenamedDuringItsFirstUploadKeepsTheNameRenamedTo() async throws {
+        let mount = try await startAndMount(options: ["write_back_delay=1", "events=off"])
+        let upload = try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "latency_ms": 1500,
+                                       "count": 1])
+        try write("first\n", to: mount.path("f0"))
+        try await waitUntilUsed(fault: upload)
+        // Held open, its local copy stays, based on what Box answers for the upload (named f0).
+        let held = open(mount.path("f0"), O_RDWR)
+        XCTAssertGreaterThanOrEqual(held, 0, "open: errno \(errno)")
+        defer { close(held) }
+        try succeed(["mv", mount.path("f0"), mount.path("f3")])
+        try await waitForAnswers("POST", UploadPaths.newFile, status: 201)
+        try await Poll.until("Box to rename the upload to f3", timeout: 30, interval: 0.1) {
+            try self.boxNames(in: "") == ["f3"] ? true : nil
+        }
+
+        try write("second\n", to: mount.path("f0"))
+        try succeed(["mv", mount.path("f0"), mount.path("f3")])
+        XCTAssertEqual(try succeed(["ls", mount.path("")]), "f3\n")
+        XCTAssertEqual(try succeed(["cat", mount.path("f3")]), "second\n")
+        close(held)
+        try await waitUntilSettled(mount)
+        try await waitForBox("f3", text: "second\n")
+        XCTAssertEqual(try boxNames(in: ""), ["f3"])
+        XCTAssertEqual(try succeed(["cat", mount.path("f3")]), "second\n")
+    }
+}
