@@ -10,10 +10,7 @@ extension WriteRaceTests {
     /// "f2 (conflict …)", a conflict nobody caused.
     func testANewFileMeetingTheMountsOwnUploadAtItsNameWaitsForItsMove() async throws {
         let mount = try await startAndMount(options: ["write_back_delay=1", "events=off"])
-        let first = try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "latency_ms": 2000,
-                                      "count": 1])
-        try write("first\n", to: mount.path("f2"))
-        try await waitUntilUsed(fault: first)
+        try await writeNewFile("first\n", to: "f2", in: mount, holdingItsUploadFor: 2000)
         try succeed(["mv", mount.path("f2"), mount.path("f9")])
         // The first upload lands as f2 about now; its follow-up (the rename to f9) is held 5 s, and the new f2's
         // upload reaches Box 2.5 s after it was sent: it meets the first file at f2.
@@ -41,10 +38,7 @@ extension WriteRaceTests {
     /// new content after that base: `mv f0 f3` left the file showing as `f0`, and `f3` answered `ENOENT`.
     func testARenameOverAFileRenamedDuringItsFirstUploadKeepsTheNameRenamedTo() async throws {
         let mount = try await startAndMount(options: ["write_back_delay=1", "events=off"])
-        let upload = try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "latency_ms": 1500,
-                                       "count": 1])
-        try write("first\n", to: mount.path("f0"))
-        try await waitUntilUsed(fault: upload)
+        try await writeNewFile("first\n", to: "f0", in: mount, holdingItsUploadFor: 1500)
         // Held open, its local copy stays, based on what Box answers for the upload (named f0).
         let held = open(mount.path("f0"), O_RDWR)
         XCTAssertGreaterThanOrEqual(held, 0, "open: errno \(errno)")

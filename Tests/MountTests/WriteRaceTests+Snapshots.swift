@@ -13,10 +13,7 @@ extension WriteRaceTests {
             "events=off", "dir_cache_ttl=600", "entry_timeout=60", "attr_timeout=60"])
         XCTAssertEqual(try succeed(["ls", mount.path("dir")]), "a.txt\n")
         let folder = try XCTUnwrap(try api.entry(at: "dir"))
-        let upload = try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "latency_ms": 1000,
-                                       "count": 1])
-        try write("new\n", to: mount.path("dir/new.txt"))
-        try await waitUntilUsed(fault: upload)
+        try await writeNewFile("new\n", to: "dir/new.txt", in: mount, holdingItsUploadFor: 1000)
         // The snapshot is taken while the upload is on the wire: it names the file by its made-up id.
         let directory = try XCTUnwrap(opendir(mount.path("dir")), "opendir: errno \(errno)")
         defer { closedir(directory) }

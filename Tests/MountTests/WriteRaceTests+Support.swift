@@ -63,6 +63,17 @@ extension WriteRaceTests {
         try await waitForAnswers("POST", UploadPaths.newFile, status: 201)
     }
 
+    /// Writes `text` to the new file `relative` and returns once its first upload is on the wire, held by Box for
+    /// `latency` ms.
+    func writeNewFile(_ text: String, to relative: String, in mount: MountFixture, holdingItsUploadFor latency: Int)
+        async throws
+    {
+        let upload = try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "latency_ms": latency,
+                                       "count": 1])
+        try write(text, to: mount.path(relative))
+        try await waitUntilUsed(fault: upload)
+    }
+
     func uploads(_ status: [String: Any]) -> [[String: Any]] { status["uploads"] as? [[String: Any]] ?? [] }
 
     func recentErrors(_ status: [String: Any]) -> [[String: Any]] { status["recent_errors"] as? [[String: Any]] ?? [] }
