@@ -178,8 +178,12 @@ public final class FileSystem: Sendable {
             if let local = files.file(itemID: item.id), !local.unlinked { return local.item }
             if let folderID, let named = files.file(named: item.name, inFolder: folderID) { return named.item }
             guard let boxID = tree.landed.boxID(of: item.id) else { return nil }
-            if let local = files.file(itemID: boxID), !local.unlinked { return local.item }
-            if let inode = tree.inode(forItemID: boxID), let node = tree.node(inode) { return node.item }
+            // Only while it still has that name there: one renamed since is not linked under its old name.
+            let sameName = { (now: BoxItem) in BoxName.same(now.name, item.name) && now.parentID == item.parentID }
+            if let local = files.file(itemID: boxID), !local.unlinked { return sameName(local.item) ? local.item : nil }
+            if let inode = tree.inode(forItemID: boxID), let node = tree.node(inode) {
+                return sameName(node.item) ? node.item : nil
+            }
             var landed = item
             landed.id = boxID
             return tree.listed(landed)
