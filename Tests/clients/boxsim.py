@@ -1,5 +1,6 @@
 """A real `boxsim serve` process for the client tests, and its control API (request log, settings, apps)."""
 
+import hashlib
 import json
 import os
 import shutil
@@ -76,3 +77,13 @@ def read_text(path):
             return handle.read().strip()
     except FileNotFoundError:
         return ""
+
+
+def pattern(size, seed=1):
+    """`size` reproducible bytes that differ at every offset (a hash chain), so a misplaced byte shows."""
+    out = bytearray()
+    block = seed.to_bytes(8, "little")
+    while len(out) < size:
+        block = hashlib.sha256(block).digest()
+        out += block
+    return bytes(out[:size])

@@ -46,22 +46,12 @@ from box_sdk_gen import (
 
 from box_sdk_gen.internal.utils import create_null
 
-from boxsim import DEVELOPER_TOKEN, BoxSim
+from boxsim import DEVELOPER_TOKEN, BoxSim, pattern
 
 
 def base_urls(base):
     """The SDK's hosts, all pointed at boxsim: API `<base>/2.0`, uploads `<base>/api/2.0`, OAuth `<base>/api/oauth2`."""
     return BaseUrls(base_url=base, upload_url=base + "/api", oauth_2_url=base + "/api/oauth2")
-
-
-def pattern(size, seed=1):
-    """`size` reproducible bytes that differ at every offset (a hash chain), so a misplaced byte shows."""
-    out = bytearray()
-    block = seed.to_bytes(8, "little")
-    while len(out) < size:
-        block = hashlib.sha256(block).digest()
-        out += block
-    return bytes(out[:size])
 
 
 class BoxSDKGenTests(unittest.TestCase):
