@@ -12,14 +12,12 @@ import tempfile
 import threading
 import time
 import unittest
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 
 from boxsdk import BoxAPIException, Client, OAuth2
 
-from boxsim import DEVELOPER_TOKEN, BoxSim, pattern
+from boxsim import DEVELOPER_TOKEN, BoxSim, pattern, redirect_location
 
 
 def point_at(api_config, base):
@@ -96,11 +94,9 @@ class BoxSDKTests(unittest.TestCase):
         self.assertEqual([item.name for item in items],
                          ["Sub-A", "sub-b", "a.txt", "B.txt", "C.txt", "d.txt", "e.txt", "f.txt", "g.txt"])
         self.assertEqual([item.type for item in items], ["folder"] * 2 + ["file"] * 7)
-        listed = self.logged("GET", f"/2.0/folders/{parent.object_id}/items")
-        self.assertEqual(len(listed), 3)
-        queries = [urllib.parse.parse_qs(entry["query"]) for entry in listed]
-        self.assertTrue(all(query["usemarker"][0].lower() == "true" for query in queries))
-        self.assertEqual(sum("marker" in query for query in queries), 2)
+        self.assertEqual([(query["usemarker"][0].lower(), "marker" in query)
+                          for query in self.sim.listing_queries(parent.object_id)],
+                         [("true", False), ("true", True), ("true", True)])   # three pages, two markers sent back
 
     def test_listing_with_offset_paging(self):
         parent = self.folder()
@@ -109,9 +105,7 @@ class BoxSDKTests(unittest.TestCase):
         self.sim.clear_requests()
         items = list(parent.get_items(limit=2, fields=["name", "size"]))
         self.assertEqual([(item.name, item.size) for item in items], [(f"f{i}.bin", i + 1) for i in range(5)])
-        offsets = [urllib.parse.parse_qs(entry["query"])["offset"][0]
-                   for entry in self.logged("GET", f"/2.0/folders/{parent.object_id}/items")]
-        self.assertEqual(offsets, ["0", "2", "4"])
+        self.assertEqual([query["offset"][0] for query in self.sim.listing_queries(parent.object_id)], ["0", "2", "4"])
         later = list(parent.get_items(limit=2, offset=3))
         self.assertEqual([item.name for item in later], ["f3.bin", "f4.bin"])
 
@@ -251,6 +245,32 @@ class BoxSDKTests(unittest.TestCase):
         self.assertEqual([entry["method"] for entry in self.logged("PUT", f"/2.0/files/{uploaded.object_id}")],
                          ["PUT", "PUT"])
 
+    # Collaborations
+
+    def test_a_folder_shared_with_a_user_shows_in_their_root(self):
+        outer = self.folder()
+        shared = self.folder("shared with a colleague", outer.object_id)
+        self.upload(shared, "inside.txt", b"inside")
+        colleague = self.sim.control("POST", "users", {"name": "Colleague"})
+        token = self.sim.control("POST", "tokens", {"user_id": colleague["id"]})["access_token"]
+        theirs = client_for(self.base, OAuth2(client_id=None, client_secret=None, access_token=token))
+        theirs.folder("0").create_subfolder("their own")
+        collaboration = shared.collaborate(self.client.user(colleague["id"]), "viewer")
+        self.assertEqual((collaboration.role, collaboration.status), ("viewer", "accepted"))
+        root = list(theirs.folder("0").get_items(fields=["name", "parent", "path_collection"]))
+        self.assertEqual([item.name for item in root], ["shared with a colleague", "their own"])
+        listed = root[0]
+        self.assertEqual(listed.object_id, shared.object_id)
+        self.assertEqual(listed.parent.object_id, "0")       # the owner's folders above it are not shown
+        self.assertEqual([entry["id"] for entry in listed.path_collection["entries"]], ["0"])
+        inside = list(theirs.folder(listed.object_id).get_items())
+        self.assertEqual([item.name for item in inside], ["inside.txt"])
+        self.assertEqual(inside[0].content(), b"inside")
+        self.assertEqual([entry["id"] for entry in theirs.file(inside[0].object_id).get().path_collection["entries"]],
+                         ["0", shared.object_id])
+        self.assertEqual([entry["id"] for entry in shared.get().path_collection["entries"]], ["0", outer.object_id],
+                         "the owner still sees the real path")
+
     # Events
 
     def test_events_from_the_latest_position(self):
@@ -295,7 +315,7 @@ class BoxSDKTests(unittest.TestCase):
             client = client_for(self.base, oauth)
             authorize, csrf = oauth.get_authorization_url("http://127.0.0.1:9/callback")
             self.assertTrue(authorize.startswith(self.base + "/api/oauth2/authorize?"), authorize)
-            answer = urllib.parse.parse_qs(urllib.parse.urlsplit(self.redirect_location(authorize)).query)
+            answer = urllib.parse.parse_qs(urllib.parse.urlsplit(redirect_location(authorize)).query)
             self.assertEqual(answer["state"], [csrf])
             first = oauth.authenticate(answer["code"][0])
             self.assertEqual(stored, [first])
@@ -322,19 +342,6 @@ class BoxSDKTests(unittest.TestCase):
             self.assertEqual([entry["grant_type"] for entry in self.logged("POST", "/oauth2/token")], ["refresh_token"])
         finally:
             self.sim.control("PUT", "settings", {"auto_approve": False})
-
-    @staticmethod
-    def redirect_location(url):
-        class Stop(urllib.request.HTTPRedirectHandler):
-            def redirect_request(self, *args, **kwargs):
-                return None
-        try:
-            urllib.request.build_opener(Stop).open(url, timeout=10)
-        except urllib.error.HTTPError as redirect:
-            if redirect.code in (302, 303):
-                return redirect.headers["Location"]
-            raise
-        raise AssertionError("no redirect from the authorize page")
 
 
 if __name__ == "__main__":
