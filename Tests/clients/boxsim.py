@@ -1,11 +1,14 @@
 """A real `boxsim serve` process for the client tests, and its control API (request log, settings, apps)."""
 
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import tempfile
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 
 DEVELOPER_TOKEN = "boxsim-client-test-token"
@@ -65,6 +68,12 @@ class BoxSim:
         """boxsim's request log (one dict per request: method, path, query, status, range, ...)."""
         return self.control("GET", "requests")["entries"]
 
+    def listing_queries(self, folder_id):
+        """The parsed query of each logged `GET /2.0/folders/{folder_id}/items`, in order."""
+        path = f"/2.0/folders/{folder_id}/items"
+        return [urllib.parse.parse_qs(entry["query"] or "") for entry in self.requests()
+                if entry["method"] == "GET" and entry["path"] == path]
+
     def clear_requests(self):
         self.control("DELETE", "requests")
 
@@ -76,3 +85,27 @@ def read_text(path):
             return handle.read().strip()
     except FileNotFoundError:
         return ""
+
+
+def pattern(size, seed=1):
+    """`size` reproducible bytes that differ at every offset (a hash chain), so a misplaced byte shows."""
+    out = bytearray()
+    block = seed.to_bytes(8, "little")
+    while len(out) < size:
+        block = hashlib.sha256(block).digest()
+        out += block
+    return bytes(out[:size])
+
+
+def redirect_location(url):
+    """The `Location` of the redirect `url` answers with (an authorize page approving at once), not followed."""
+    class Stop(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+    try:
+        urllib.request.build_opener(Stop).open(url, timeout=10)
+    except urllib.error.HTTPError as redirect:
+        if redirect.code in (302, 303):
+            return redirect.headers["Location"]
+        raise
+    raise AssertionError(f"no redirect from {url}")

@@ -46,22 +46,12 @@ from box_sdk_gen import (
 
 from box_sdk_gen.internal.utils import create_null
 
-from boxsim import DEVELOPER_TOKEN, BoxSim
+from boxsim import DEVELOPER_TOKEN, BoxSim, pattern, redirect_location
 
 
 def base_urls(base):
     """The SDK's hosts, all pointed at boxsim: API `<base>/2.0`, uploads `<base>/api/2.0`, OAuth `<base>/api/oauth2`."""
     return BaseUrls(base_url=base, upload_url=base + "/api", oauth_2_url=base + "/api/oauth2")
-
-
-def pattern(size, seed=1):
-    """`size` reproducible bytes that differ at every offset (a hash chain), so a misplaced byte shows."""
-    out = bytearray()
-    block = seed.to_bytes(8, "little")
-    while len(out) < size:
-        block = hashlib.sha256(block).digest()
-        out += block
-    return bytes(out[:size])
 
 
 class BoxSDKGenTests(unittest.TestCase):
@@ -135,11 +125,9 @@ class BoxSDKGenTests(unittest.TestCase):
                 break
         self.assertEqual(names, ["Sub-A", "sub-b", "a.txt", "B.txt", "C.txt", "d.txt", "e.txt", "f.txt", "g.txt"])
         self.assertEqual(pages, 3)
-        listed = self.logged("GET", f"/2.0/folders/{parent.id}/items")
-        self.assertEqual(len(listed), 3)
-        queries = [urllib.parse.parse_qs(entry["query"]) for entry in listed]
-        self.assertTrue(all(query["usemarker"][0].lower() == "true" for query in queries))
-        self.assertEqual(sum("marker" in query for query in queries), 2)
+        self.assertEqual([(query["usemarker"][0].lower(), "marker" in query)
+                          for query in self.sim.listing_queries(parent.id)],
+                         [("true", False), ("true", True), ("true", True)])   # three pages, two markers sent back
 
     def test_listing_with_offset_paging(self):
         parent = self.folder()
@@ -341,7 +329,7 @@ class BoxSDKGenTests(unittest.TestCase):
             authorize = auth.get_authorize_url(options=GetAuthorizeUrlOptions(
                 redirect_uri="http://127.0.0.1:9/callback", state="xyz"))
             query = urllib.parse.urlsplit(authorize).query
-            location = self.redirect_location(f"{self.base}/api/oauth2/authorize?{query}")
+            location = redirect_location(f"{self.base}/api/oauth2/authorize?{query}")
             answer = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)
             self.assertEqual(answer["state"], ["xyz"])
             session = NetworkSession(base_urls=base_urls(self.base))
@@ -362,19 +350,6 @@ class BoxSDKGenTests(unittest.TestCase):
             self.assertEqual(refused.exception.code, 400)
         finally:
             self.sim.control("PUT", "settings", {"auto_approve": False})
-
-    @staticmethod
-    def redirect_location(url):
-        class Stop(urllib.request.HTTPRedirectHandler):
-            def redirect_request(self, *args, **kwargs):
-                return None
-        try:
-            urllib.request.build_opener(Stop).open(url, timeout=10)
-        except urllib.error.HTTPError as redirect:
-            if redirect.code in (302, 303):
-                return redirect.headers["Location"]
-            raise
-        raise AssertionError("no redirect from the authorize page")
 
     # Waiting for boxsim endpoints that are not built yet
 

@@ -44,6 +44,10 @@ struct ItemRenderer: Sendable {
         let folderNames = Self.names(fields, isFolder: true), fileNames = Self.names(fields, isFolder: false)
         var renderer = self
         renderer.known = try await store.prefetch(for: items, names: Set(folderNames + fileNames))
+        if !Set(folderNames + fileNames).isDisjoint(with: ["parent", "path_collection"]),
+           items.contains(where: { $0.ownerID != viewer.id }) {
+            renderer.known.sharedView = try await SharedView.read(store: store, viewer: viewer)
+        }
         var entries: [JSONValue] = []
         entries.reserveCapacity(items.count)
         for item in items { entries.append(try await renderer.render(item, names: item.isFolder ? folderNames : fileNames)) }
@@ -60,10 +64,10 @@ struct ItemRenderer: Sendable {
         case "path_collection":
             // A trashed item's path is the Trash, as Box shows it.
             if item.itemStatus == "trashed" { return .object([("total_count", .int(1)), ("entries", .array([Self.trash]))]) }
-            let chain = try await ancestors(of: item)
+            let chain = try await visibleAncestors(of: item)
             return .object([("total_count", .int(chain.count)), ("entries", .array(chain.map(mini)))])
         case "parent":
-            guard let parent = try await parent(of: item) else { return .null }
+            guard let parent = try await visibleParent(of: item) else { return .null }
             return mini(parent)
         case "created_by": return try await userMini(item.isRoot ? nil : item.createdBy)
         case "modified_by": return try await userMini(item.isRoot ? nil : item.modifiedBy)
@@ -76,7 +80,8 @@ struct ItemRenderer: Sendable {
             return .bool(try await sharedLink(item) != nil)
         case "item_collection":
             guard item.isFolder else { return nil }
-            let page = try await store.children(of: item.id!, offset: 0, limit: 100)
+            let besides = try await store.listedBesideChildren(of: item.id!, viewer: viewer)
+            let page = try await store.children(of: item.id!, besides: besides, offset: 0, limit: 100)
             // No `order` here, unlike the items endpoint (every recorded item_collection, e.g. GetFolderInfo.json).
             return .object([
                 ("total_count", .int(page.total)), ("entries", .array(page.items.map(mini))),
@@ -159,6 +164,28 @@ struct ItemRenderer: Sendable {
         case "uploader_display_name": return item.isFolder ? nil : .string(viewer.name)
         default: return nil
         }
+    }
+
+    // What a collaborator sees above a shared item: as on Box, not the owner's folders above the highest item
+    // shared with them; that item shows in the collaborator's own root ("All Files", id 0), where it is listed.
+
+    private func visibleAncestors(of item: ItemRecord) async throws -> [ItemRecord] {
+        let chain = try await ancestors(of: item)
+        guard let shared = try await sharedView(of: item) else { return chain }
+        guard let top = (chain + [item]).firstIndex(where: { shared.roots.contains($0.id!) }) else { return chain }
+        return [shared.root] + chain[top...]
+    }
+
+    private func visibleParent(of item: ItemRecord) async throws -> ItemRecord? {
+        if let shared = try await sharedView(of: item), shared.roots.contains(item.id!) { return shared.root }
+        return try await parent(of: item)
+    }
+
+    /// The viewer's shared roots and own root, for an item of another user's (nil for the viewer's own items).
+    private func sharedView(of item: ItemRecord) async throws -> SharedView? {
+        guard item.ownerID != viewer.id else { return nil }
+        if let view = known.sharedView { return view }
+        return try await SharedView.read(store: store, viewer: viewer)
     }
 
     // Read ahead by `entries`, else from the store.

@@ -13,6 +13,8 @@ struct PagePrefetch: Sendable {
     var sharedLinks: [Int64: SharedLinkRecord]?
     /// Active files directly in each folder of the page.
     var fileCounts: [Int64: Int]?
+    /// The viewer's shared roots, when the page holds another user's items and their parents or paths are asked for.
+    var sharedView: SharedView?
 
     /// The chain from the root folder down to `item`'s parent, when every link of it was prefetched.
     func ancestors(of item: ItemRecord) -> [ItemRecord]? {

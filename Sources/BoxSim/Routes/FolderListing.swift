@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 
 /// `GET /2.0/folders/{id}/items`: offset paging (with `sort`/`direction`, see `ListingOrder`) or marker paging
-/// (always by name), folders first then files.
+/// (always by name), folders first then files. The viewer's own root also lists the items shared with them
+/// (`Store.sharedRoots`), as Box's "All Files" does.
 struct FolderListing: Sendable {
     let store: Store
     static let defaultLimit = 100
@@ -14,14 +15,16 @@ struct FolderListing: Sendable {
         let requestedLimit = try QueryParameters.int(request, "limit") ?? Self.defaultLimit
         guard requestedLimit >= 0 else { throw BoxError.invalidParameter("limit", "Invalid value '\(requestedLimit)'.") }
         let limit = min(requestedLimit, Self.maxLimit)
+        let besides = try await store.listedBesideChildren(of: folder.id!, viewer: renderer.viewer)
         if QueryParameters.bool(request, "usemarker") {
-            return try await markerPage(folder, marker: request.uri.queryParameters.get("marker"), limit: limit,
-                                        fields: fields, renderer: renderer)
+            return try await markerPage(folder, besides: besides, marker: request.uri.queryParameters.get("marker"),
+                                        limit: limit, fields: fields, renderer: renderer)
         }
         let order = try ListingOrder(request: request)
         let offset = try QueryParameters.int(request, "offset") ?? 0
         guard offset >= 0 else { throw BoxError.invalidParameter("offset", "Invalid value '\(offset)'.") }
-        let page = try await store.children(of: folder.id!, offset: offset, limit: limit, order: order)
+        let page = try await store.children(of: folder.id!, besides: besides, offset: offset, limit: limit,
+                                                order: order)
         let entries = try await renderer.entries(page.items, fields: fields)
         return .object([
             ("total_count", .int(page.total)), ("entries", .array(entries)), ("offset", .int(offset)),
@@ -29,8 +32,8 @@ struct FolderListing: Sendable {
         ])
     }
 
-    private func markerPage(_ folder: ItemRecord, marker: String?, limit: Int, fields: FieldSelection,
-                            renderer: ItemRenderer) async throws -> JSONValue {
+    private func markerPage(_ folder: ItemRecord, besides: [Int64], marker: String?, limit: Int,
+                            fields: FieldSelection, renderer: ItemRenderer) async throws -> JSONValue {
         var cursor: ListingCursor?
         if let marker, !marker.isEmpty {
             guard let decoded = Self.decode(marker) else {
@@ -38,7 +41,7 @@ struct FolderListing: Sendable {
             }
             cursor = decoded
         }
-        let rows = try await store.children(of: folder.id!, after: cursor, limit: limit)
+        let rows = try await store.children(of: folder.id!, besides: besides, after: cursor, limit: limit)
         let pageItems = Array(rows.prefix(limit))
         let entries = try await renderer.entries(pageItems, fields: fields)
         let nextMarker: JSONValue

@@ -51,6 +51,37 @@ extension Store {
         }
     }
 
+    /// The items shared with the user that Box lists in their root folder ("All Files"): other users' active items
+    /// the user collaborates on, less those under another of them (they are reached through it).
+    func sharedRoots(userID: Int64) async throws -> [Int64] {
+        try await database.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT item.id, item.parent_id FROM collaboration JOIN item ON item.id = collaboration.item_id
+                WHERE collaboration.user_id = ? AND item.owner_id != ? AND item.item_status = 'active'
+                ORDER BY item.id
+                """, arguments: [userID, userID])
+            guard !rows.isEmpty else { return [] }
+            let shared = Set(rows.map { $0["id"] as Int64 })
+            let parentOf = try db.cachedStatement(sql: "SELECT parent_id FROM item WHERE id = ?")
+            return try rows.compactMap { row in
+                var next: Int64? = row["parent_id"]
+                var steps = 0
+                while let id = next, steps < 10_000 {
+                    if shared.contains(id) { return nil }
+                    next = try Int64.fetchOne(parentOf, arguments: [id])
+                    steps += 1
+                }
+                return row["id"] as Int64
+            }
+        }
+    }
+
+    /// Items a listing of `folderID` shows besides its children: in the viewer's own root, `sharedRoots`.
+    func listedBesideChildren(of folderID: Int64, viewer: UserRecord) async throws -> [Int64] {
+        guard folderID == viewer.rootFolderID, let userID = viewer.id else { return [] }
+        return try await sharedRoots(userID: userID)
+    }
+
     func collaboration(id: Int64) async throws -> CollaborationRecord? {
         try await database.read { db in try CollaborationRecord.fetchOne(db, key: id) }
     }

@@ -60,16 +60,27 @@ extension Store {
         }
     }
 
-    /// A page of a folder's active children: folders first, then files, each group in `order`.
-    func children(of folderID: Int64, offset: Int, limit: Int, order: ListingOrder = .standard) async throws
-        -> (items: [ItemRecord], total: Int) {
+    /// What a listing of `folderID` holds: its active children, and the active items `besides` (what
+    /// `listedBesideChildren` adds), as an SQL condition on `item`.
+    private static func listed(in folderID: Int64, besides: [Int64]) -> (sql: String, arguments: StatementArguments) {
+        guard !besides.isEmpty else { return ("parent_id = ? AND item_status = 'active'", [folderID]) }
+        return ("(parent_id = ? OR id IN (\(placeholders(besides.count)))) AND item_status = 'active'",
+                StatementArguments([folderID] + besides))
+    }
+
+    /// A page of a folder's active children (and the items `besides` them): folders first, then files, each group
+    /// in `order`.
+    func children(of folderID: Int64, besides: [Int64] = [], offset: Int, limit: Int,
+                  order: ListingOrder = .standard) async throws -> (items: [ItemRecord], total: Int) {
         try await database.read { db in
-            let base = ItemRecord.filter(sql: "parent_id = ? AND item_status = 'active'", arguments: [folderID])
+            let condition = Self.listed(in: folderID, besides: besides)
+            let base = ItemRecord.filter(sql: condition.sql, arguments: condition.arguments)
             let total = try base.fetchCount(db)
             if let keys = order.sqlKeys {
                 return (try base.order(sql: "type_rank, " + keys).limit(limit, offset: offset).fetchAll(db), total)
             }
-            let sizes = try Self.childFolderSizes(db, of: folderID)
+            let sizes = try Self.folderSizes(db, roots: "type = 'folder' AND " + condition.sql,
+                                             arguments: condition.arguments)
             let sorted = try base.fetchAll(db).sorted { left, right in
                 if left.typeRank != right.typeRank { return left.typeRank < right.typeRank }
                 let leftKey = (left.isFolder ? sizes[left.id!] ?? 0 : left.size, left.nameKey, left.id!)
@@ -78,11 +89,6 @@ extension Store {
             }
             return (Array(sorted.dropFirst(offset).prefix(limit)), total)
         }
-    }
-
-    /// Total size of the active files under each active child folder of `folderID`, in one query.
-    private static func childFolderSizes(_ db: Database, of folderID: Int64) throws -> [Int64: Int64] {
-        try folderSizes(db, roots: "parent_id = ? AND type = 'folder' AND item_status = 'active'", arguments: [folderID])
     }
 
     /// Total size of the active files under each folder that `roots` (an SQL condition on `item`) selects.
@@ -98,10 +104,13 @@ extension Store {
         return Dictionary(rows.map { ($0["top"] as Int64, $0["size"] as Int64) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The children after `cursor` (or from the start), one more than `limit` to tell whether more follow.
-    func children(of folderID: Int64, after cursor: ListingCursor?, limit: Int) async throws -> [ItemRecord] {
+    /// The children (and the items `besides` them) after `cursor` (or from the start), one more than `limit` to tell
+    /// whether more follow.
+    func children(of folderID: Int64, besides: [Int64] = [], after cursor: ListingCursor?, limit: Int) async throws
+        -> [ItemRecord] {
         try await database.read { db in
-            var request = ItemRecord.filter(sql: "parent_id = ? AND item_status = 'active'", arguments: [folderID])
+            let condition = Self.listed(in: folderID, besides: besides)
+            var request = ItemRecord.filter(sql: condition.sql, arguments: condition.arguments)
             if let cursor {
                 request = request.filter(sql: "(type_rank, name_key, id) > (?, ?, ?)",
                                          arguments: [cursor.typeRank, cursor.nameKey, cursor.id])
