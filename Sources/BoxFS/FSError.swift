@@ -18,6 +18,10 @@ public struct FSError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(message) (errno \(errno))" }
 
     public static func notFound(_ what: String) -> FSError { FSError(ENOENT, "\(what): no such item") }
+    /// ENOENT for a name in a folder, with the folder's Box id (which of several folders a debug log line means).
+    static func notFound(_ name: String, in folder: BoxItem) -> FSError {
+        FSError(ENOENT, "\(name): no such item in folder \(folder.id)")
+    }
     public static func readOnly(_ what: String) -> FSError { FSError(EROFS, "\(what): read-only filesystem") }
     public static func exists(_ what: String) -> FSError { FSError(EEXIST, "\(what): already exists") }
     public static func notEmpty(_ what: String) -> FSError { FSError(ENOTEMPTY, "\(what): folder not empty") }

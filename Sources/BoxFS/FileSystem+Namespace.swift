@@ -73,7 +73,7 @@ extension FileSystem {
     func child(_ name: String, in parent: UInt64) async throws(FSError) -> (folder: BoxItem, item: BoxItem) {
         let folder = try folderItem(parent)
         let items = try await listing(of: folder, inode: parent)
-        guard let item = items.first(where: { BoxName.same($0.name, name) }) else { throw .notFound(name) }
+        guard let item = items.first(where: { BoxName.same($0.name, name) }) else { throw .notFound(name, in: folder) }
         return (folder, item)
     }
 

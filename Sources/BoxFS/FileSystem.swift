@@ -128,12 +128,12 @@ public final class FileSystem: Sendable {
             let items = try await listing(of: folder, inode: parent)
             guard let item = items.first(where: { BoxName.same($0.name, name) }) else {
                 if isControlName(name, parent: parent) { return rememberControlDirectory() }
-                throw .notFound(name)
+                throw .notFound(name, in: folder)
             }
             if isControlName(name, parent: parent) { reportShadowedControlDirectory() }
             if let attributes = remember(item, parent: parent) { return attributes }
         }
-        throw .notFound(name)
+        throw .notFound(name, in: folder)
     }
 
     /// `lookup` answered from the folder's cached listing through its name index (no scan, no I/O),
@@ -149,10 +149,12 @@ public final class FileSystem: Sendable {
         }
         guard let item = locals.withLock({ $0.overlaid(named: name, in: cached, folderID: folder.id) }) else {
             if isControlName(name, parent: parent) { return rememberControlDirectory() }
-            throw .notFound(name)
+            throw .notFound(name, in: folder)
         }
         if isControlName(name, parent: parent) { reportShadowedControlDirectory() }
-        guard let attributes = remember(item, parent: parent) else { throw .notFound(name) }
+        guard let attributes = remember(item, parent: parent) else {
+            throw FSError(ENOENT, "\(name) in folder \(folder.id): a new file's made-up id that stands for no file")
+        }
         return attributes
     }
 
