@@ -47,9 +47,10 @@ extension FileSystem {
     /// Counts a kernel reference for an entry readdirplus sends, and returns its attributes with its inode.
     /// `.gone` when the folder no longer holds that name (renamed or deleted since the snapshot): the entry is
     /// left out, since a node made from the snapshot's item would bring back the old name (a later open of the
-    /// new name would find that node, and its upload would rename the Box file back). `.nameOnly` when the
-    /// name is there but which file it is now cannot be told without asking Box (a new file whose upload landed
-    /// since the snapshot, with the folder's listing dropped): the kernel gets the name and looks it up itself.
+    /// new name would find that node, and its upload would rename the Box file back). `.nameOnly` when which
+    /// file the name stands for now cannot be told without asking Box (the folder's listing was dropped since
+    /// the snapshot, or a new file's upload landed and its made-up id is gone): the kernel gets the name and
+    /// looks it up itself.
     public func rememberEntry(handle: UInt64, position: Int) throws(FSError) -> ListedEntry {
         let opened = handles.withLock { $0.handle(handle) }
         if case .controlDirectory(let listing)? = opened {
@@ -63,7 +64,10 @@ extension FileSystem {
         switch currentItem(named: listed.name, inFolder: snapshot.inode) {
         case .some(let current): return remember(current, parent: snapshot.inode).map(ListedEntry.node) ?? .nameOnly
         case .none where folderIsListed(snapshot.inode): return .gone
-        case .none: return remember(listed, parent: snapshot.inode).map(ListedEntry.node) ?? .nameOnly
+        // No listing to tell (dropped by an event, a refresh or the eviction): the snapshot's item may have been
+        // renamed or replaced since, and linked under this name it would take the writes meant for a new file of
+        // this name (model seed 22069). The kernel looks the name up itself.
+        case .none: return .nameOnly
         }
     }
 

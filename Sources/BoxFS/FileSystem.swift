@@ -170,25 +170,16 @@ public final class FileSystem: Sendable {
     }
 
     /// The file `item`, as a listing or a directory snapshot showed it, is now. An item with a made-up id may
-    /// be from before its upload landed and its local file was dropped: it is the file that name shows among
-    /// the local files, else the one its made-up id became on Box (`LandedIDs`) — never a node of the stale
-    /// id, which would stand for no file (ENOENT at the next open). nil: a new file deleted since.
+    /// be from before its upload landed: it is the local file that has that id or name now, and nil when there
+    /// is none (its upload landed and the local copy is gone, or it was deleted): a node of the dead id would
+    /// stand for no file (ENOENT at the next open). The caller lists again, or lets the kernel look it up.
     private func nowStandingFor(_ item: BoxItem, parent: UInt64, in tree: InodeTable) -> BoxItem? {
         guard LocalFiles.isLocalID(item.id), tree.inode(forItemID: item.id) == nil else { return item }
         let folderID = tree.node(parent)?.item.id
         return locals.withLock { files -> BoxItem? in
             if let local = files.file(itemID: item.id), !local.unlinked { return local.item }
-            if let folderID, let named = files.file(named: item.name, inFolder: folderID) { return named.item }
-            guard let boxID = tree.landed.boxID(of: item.id) else { return nil }
-            // Only while it still has that name there: one renamed since is not linked under its old name.
-            let sameName = { (now: BoxItem) in BoxName.same(now.name, item.name) && now.parentID == item.parentID }
-            if let local = files.file(itemID: boxID), !local.unlinked { return sameName(local.item) ? local.item : nil }
-            if let inode = tree.inode(forItemID: boxID), let node = tree.node(inode) {
-                return sameName(node.item) ? node.item : nil
-            }
-            var landed = item
-            landed.id = boxID
-            return tree.listed(landed)
+            guard let folderID else { return nil }
+            return files.file(named: item.name, inFolder: folderID)?.item
         }
     }
 

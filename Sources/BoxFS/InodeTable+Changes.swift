@@ -36,7 +36,6 @@ extension InodeTable {
     /// The item behind an inode got another id (a new file reached Box, or its local content now
     /// belongs to another file): the inode stays, so open handles and the kernel's cache stay valid.
     mutating func rebind(id oldID: String, to item: BoxItem) {
-        if LocalFiles.isLocalID(oldID), !LocalFiles.isLocalID(item.id) { landed.note(oldID, becameBoxID: item.id) }
         guard let inode = inodeByBoxID[oldID] else { return }
         if oldID != item.id {
             inodeByBoxID[oldID] = nil

@@ -110,8 +110,6 @@ struct InodeTable {
     /// The `OwnChanges` number current when Box's event stream last reported a change in a folder: a listing
     /// fetch that began before it may miss the change (see `store(listing:)`).
     var remoteChangeMarks: [String: UInt64] = [:]
-    /// The Box ids new files' made-up ids became (see `LandedIDs`).
-    var landed = LandedIDs()
 
     init(root: BoxItem) {
         nodes[Self.rootInode] = Node(inode: Self.rootInode, item: root, parentInode: Self.rootInode, lookupCount: 1)

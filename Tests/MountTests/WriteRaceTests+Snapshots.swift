@@ -44,3 +44,46 @@ extension WriteRaceTests {
         XCTAssertEqual(try succeed(["cat", mount.path("dir/new.txt")]), "new\n")
     }
 }
+
+extension WriteRaceTests {
+    /// Defect (model seed 22069): a snapshot taken before a rename still held the old name. Read after the folder's
+    /// listing was dropped (an event, `boxfs refresh`), readdirplus linked the old name to the renamed file's
+    /// node: `open(O_CREAT)` of the old name then opened the renamed file (its writes would have gone into it), and
+    /// no file of the old name was made.
+    func testAFolderReadFromASnapshotTakenBeforeARenameDoesNotLinkTheOldName() async throws {
+        let mount = try await startAndMount(texts: ["dir/a.txt": "a\n"], options: [
+            "events=off", "dir_cache_ttl=600", "entry_timeout=60", "attr_timeout=60"])
+        XCTAssertEqual(try succeed(["ls", mount.path("dir")]), "a.txt\n")
+        let folder = try XCTUnwrap(try api.entry(at: "dir"))
+        let directory = try XCTUnwrap(opendir(mount.path("dir")), "opendir: errno \(errno)")
+        defer { closedir(directory) }
+        try succeed(["mv", mount.path("dir/a.txt"), mount.path("dir/b.txt")])
+
+        let listing = try api.addFault(["path_prefix": "/2.0/folders/\(folder.id)/items", "method": "GET",
+                                        "latency_ms": 3000, "count": 1])
+        let refresh = Process()
+        refresh.executableURL = try MountFixture.locateBinary()
+        refresh.arguments = ["refresh", mount.path("dir")]
+        refresh.standardOutput = FileHandle.nullDevice
+        try refresh.run()
+        defer { if refresh.isRunning { refresh.terminate() } }
+        try await waitUntilUsed(fault: listing)
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        XCTAssertEqual(names, ["a.txt"], "the snapshot shows what the folder held at opendir")
+        XCTAssertTrue(refresh.isRunning, "read while the listing was held")
+        refresh.waitUntilExit()
+
+        // POSIX lets the old snapshot show the old name; it must not stand for the renamed file.
+        try write("new a\n", to: mount.path("dir/a.txt"))
+        XCTAssertEqual(try succeed(["cat", mount.path("dir/b.txt")]), "a\n", "the renamed file is untouched")
+        XCTAssertEqual(try succeed(["cat", mount.path("dir/a.txt")]), "new a\n")
+        XCTAssertEqual(try succeed(["ls", mount.path("dir")]), "a.txt\nb.txt\n")
+        try await waitUntilSettled(mount)
+        try await waitForBox("dir/b.txt", text: "a\n")
+        try await waitForBox("dir/a.txt", text: "new a\n")
+    }
+}
