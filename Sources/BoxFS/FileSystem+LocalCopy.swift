@@ -19,12 +19,13 @@ extension FileSystem {
         do {
             return try await localCopies.run(item.id) { [self] in
                 if let number = locals.withLock({ $0.file(itemID: item.id)?.number }) { return number }
+                // `item` was taken before: an upload of this file may have landed since and its local copy been let
+                // go of, and then its node holds the version Box has now, the one to copy (model seed 22170: Box's
+                // older item was fetched, and Box's newer, shorter content failed the read with EIO).
+                var item = tree.withLock { tree in tree.inode(forItemID: item.id).flatMap { tree.node($0)?.item } } ?? item
                 let staging = try StagingFile(path: writeBack.newStagingPath(), create: true)
                 do {
-                    if !empty, item.size > 0 {
-                        await waitForSeeding(of: item.id)
-                        try await fetch(item, into: staging)
-                    }
+                    if !empty { item = try await copyContent(of: item, into: staging) }
                 } catch {
                     staging.remove()
                     throw error
@@ -43,6 +44,29 @@ extension FileSystem {
             }
         } catch {
             throw FSError(error, context: "making a local copy of \(item.name)")
+        }
+    }
+
+    /// Copies the content of `item` into `staging`, and answers the item it is the content of. When Box's content
+    /// is no longer the version `item` names (fewer bytes, or another SHA-1: it changed since `item` was listed,
+    /// by this mount's own upload landing or elsewhere), Box is asked for the file as it is now and that is
+    /// copied instead, once: a second mismatch (wrong bytes from the server) is an error.
+    private func copyContent(of item: BoxItem, into staging: StagingFile) async throws -> BoxItem {
+        guard item.size > 0 else { return item }
+        await waitForSeeding(of: item.id)
+        do {
+            try await fetch(item, into: staging)
+            return item
+        } catch TransferError.shortRead, TransferError.checksumMismatch {
+            let now = try await client.file(id: item.id)
+            logger.info("\(item.name) changed on Box while it was copied here; copying the version Box has now",
+                        metadata: ["file": "\(item.id)"])
+            try staging.truncate(to: 0)
+            if now.size > 0 { try await fetch(now, into: staging) }
+            var copied = now
+            copied.name = item.name
+            copied.parentID = item.parentID
+            return copied
         }
     }
 
