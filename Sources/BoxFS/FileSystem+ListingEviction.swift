@@ -1,21 +1,44 @@
 import BoxAPI
+import Dispatch
 import Synchronization
 
 /// When cached listings are dropped to keep memory near the working set (see `InodeTable+Eviction`).
 extension FileSystem {
+    /// How long the listing of a folder the kernel forgot stays, in case it is looked up again: an entry
+    /// invalidation (an event, `boxfs refresh`) makes the kernel forget a subfolder it looks up again at once.
+    static let forgottenListingGrace: Duration = .seconds(5)
+
     /// The kernel forgot `inode` `count` times. A folder it no longer holds at all loses its cached listing
-    /// (unless pinned): the kernel will look it up, and so list it, again before it needs any of its names.
-    /// Answers whether the node is gone.
+    /// after `forgottenListingGrace` unless looked up again (`sweepForgottenListings`). Answers whether the node
+    /// is gone.
     func forgetNode(_ inode: UInt64, count: UInt64) -> Bool {
-        let (gone, evicted) = tree.withLock { tree -> (Bool, Int) in
-            guard let item = tree.forget(inode, count: count) else { return (false, 0) }
-            guard item.kind == .folder, !ListingPins(tree, openFolders: []).pin(item.id, locals: locals) else {
-                return (true, 0)
-            }
-            return (true, tree.evictListing(of: item.id))
+        let (gone, firstWaiting) = tree.withLock { tree -> (Bool, Bool) in
+            guard let item = tree.forget(inode, count: count) else { return (false, false) }
+            return (true, item.kind == .folder && tree.noteForgotten(folderID: item.id, at: .now))
         }
-        if gone { memoryReturn.noteReleased(1 + evicted) }
+        if gone { memoryReturn.noteReleased(1) }
+        if firstWaiting { scheduleForgottenSweep() }
         return gone
+    }
+
+    private func scheduleForgottenSweep() {
+        let delay = Self.forgottenListingGrace + .milliseconds(100)
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(Int(delay / .milliseconds(1)))) {
+            [weak self] in self?.sweepForgottenListings()
+        }
+    }
+
+    /// Drops the listings of folders forgotten `forgottenListingGrace` ago and not looked up since (on a queue
+    /// of its own, never a FUSE thread); sweeps again later while others wait.
+    private func sweepForgottenListings() {
+        let cutoff = ContinuousClock.now - Self.forgottenListingGrace
+        let (evicted, waiting) = tree.withLock { tree in
+            let pins = ListingPins(tree, openFolders: handles.withLock { $0.openDirectoryInodes })
+            return tree.evictForgottenListings(forgottenBy: cutoff) { pins.pin($0, locals: locals) }
+        }
+        if evicted > 0 { logger.debug("listings of folders the kernel forgot: \(evicted) entries evicted") }
+        memoryReturn.noteReleased(evicted)
+        if waiting { scheduleForgottenSweep() }
     }
 
     /// Drops least recently used listings while the cached ones hold more than `listing_cache_entries` entries,

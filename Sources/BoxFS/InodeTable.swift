@@ -112,6 +112,8 @@ struct InodeTable {
     var remoteChangeMarks: [String: UInt64] = [:]
     /// The Box ids new files' made-up ids became (see `LandedIDs`).
     var landed = LandedIDs()
+    /// Folders with a cached listing whose node the kernel forgot, and when (see `InodeTable+Eviction`).
+    var forgottenFolders: [String: ContinuousClock.Instant] = [:]
 
     init(root: BoxItem) {
         nodes[Self.rootInode] = Node(inode: Self.rootInode, item: root, parentInode: Self.rootInode, lookupCount: 1)
