@@ -97,4 +97,24 @@ final class ListingEvictionTests: MountTestCase {
         XCTAssertEqual(try listingRequests(after: mark).count, 1, "d00 was evicted: listed again once")
         XCTAssertLessThanOrEqual(try cachedEntries(mount), 120)
     }
+
+    func testAFolderOpenForReadingKeepsItsListingPastTheBudget() async throws {
+        let mount = try await mountFolders(10, files: 50, options: ["listing_cache_entries=120"])
+        let expected = try onBox(folders: ["d00"])
+        // d00 stays open (its listing fetched by opendir) while the nine others are listed: it is the least
+        // recently used listing each time the budget is passed, and must be kept while it is open.
+        let script = """
+            import os, subprocess, sys
+            fd = os.open(sys.argv[1] + "/d00", os.O_RDONLY | os.O_DIRECTORY)
+            for index in range(1, 10):
+                subprocess.run(["ls", "-l", sys.argv[1] + "/d%02d" % index], check=True, stdout=subprocess.DEVNULL)
+            os.close(fd)
+            """
+        try succeed(["python3", "-c", script, mount.mountpoint.path])
+        XCTAssertLessThanOrEqual(try cachedEntries(mount), 120 + 50, "the budget, and the open folder's listing past it")
+
+        let mark = try lastSequence(try XCTUnwrap(boxsim))
+        XCTAssertEqual(try shown(mount, folders: ["d00"]), expected)
+        XCTAssertEqual(try listingRequests(after: mark).count, 0, "d00 was open: its listing was kept")
+    }
 }
