@@ -126,6 +126,7 @@ struct MountDaemon {
             directoryCacheTTL: .milliseconds(Int(options.directoryCacheTTL * 1000)),
             entryTimeout: options.entryTimeout, attributeTimeout: options.attributeTimeout)
         filesystemOptions.logDestination = logDestination
+        filesystemOptions.listingCacheEntries = options.listingCacheEntries
         filesystemOptions.userID = user.id
         filesystemOptions.webAppBase = endpoints.webAppBase
         filesystemOptions.filePermissions = options.filePermissions

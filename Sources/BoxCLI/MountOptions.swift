@@ -18,6 +18,8 @@ public struct MountOptions: Equatable, Sendable {
     public var entryTimeout: Double = 1
     public var attributeTimeout: Double = 1
     public var directoryCacheTTL: Double = 60
+    /// Entries the cached folder listings may hold in all before the least recently used are dropped.
+    public var listingCacheEntries = 200_000
     public var logFile: String?
     /// Auth (docs/AUTH.md): the profile to use, an `As-User` id, `file` or `memory` token store, and
     /// the scopes of a downscoped token (token exchange), separated by `+` or `:`.
@@ -133,6 +135,10 @@ public struct MountOptions: Equatable, Sendable {
         case "entry_timeout": entryTimeout = try seconds()
         case "attr_timeout": attributeTimeout = try seconds()
         case "dir_cache_ttl": directoryCacheTTL = try seconds()
+        case "listing_cache_entries":
+            let entries = try number(Int.self)
+            guard entries >= 0 else { throw ParseError(description: "option 'listing_cache_entries' must be 0 or more") }
+            listingCacheEntries = entries
         case "log_file": logFile = try required()
         case "umask": umask = try mode()
         case "file_mode": fileMode = try mode()

@@ -73,6 +73,9 @@ struct StatusCommand: AsyncParsableCommand {
             "events_since": report.eventsSince.map { ISO8601DateFormatter().string(from: $0) } ?? NSNull(),
             "events_position": report.eventsPosition ?? NSNull(),
             "events_error": report.eventsError ?? NSNull(),
+            "cached_listings": report.cachedListings ?? NSNull(),
+            "cached_listing_entries": report.cachedListingEntries ?? NSNull(),
+            "nodes": report.nodes ?? NSNull(),
             "uploads": report.uploads.map { upload -> [String: Any] in
                 [
                     "name": upload.name, "path": mountpoint + "/" + upload.name, "state": upload.state, "bytes_sent": upload.bytesSent,

@@ -62,12 +62,14 @@ extension FileSystem {
         // Listed (with the whole overlay built) only when no fresh listing is cached: a lookup per name must not
         // cost a pass over the folder.
         let ttl = listingTTL
+        var listed: [BoxItem]?
         if tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) == nil {
-            _ = try await listing(of: folder, inode: 0)
+            listed = try await listing(of: folder, inode: 0)
         }
+        // The listing may have been evicted since (`InodeTable+Eviction`): then what was listed answers.
         let item = tree.withLock { tree in tree.listings[folder.id] }.flatMap { listing in
             locals.withLock { $0.overlaid(named: name, in: listing, folderID: folder.id) }
-        }
+        } ?? listed?.first { BoxName.same($0.name, name) }
         guard let item, item.kind != .webLink, !LocalFiles.isLocalID(item.id) else { return nil }
         return item
     }

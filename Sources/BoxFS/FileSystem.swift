@@ -52,6 +52,8 @@ public final class FileSystem: Sendable {
     let modifiedTimeWrites = Mutex(())
     /// Local copies being stored in the block cache as they are let go of, by Box file id (see `retire`).
     let seedings = Mutex<[String: Task<Void, Never>]>([:])
+    /// Gives memory back to the system after much of the tree was dropped (`FileSystem+ListingEviction`).
+    let memoryReturn = MemoryReturn()
 
     /// Box changes made on the mount's own behalf after uploads land, which namespace operations wait for.
     let cleanups = BoxCleanups()
@@ -187,11 +189,7 @@ public final class FileSystem: Sendable {
     public func forget(_ inode: UInt64, count: UInt64) {
         if ControlDirectory.contains(inode) { return forgetControl(inode, count: count) }
         if CommandFile.isQuery(inode) { return commandQueries.withLock { $0.forget(inode, count: count) } }
-        let gone = tree.withLock { tree in
-            tree.forget(inode, count: count)
-            return tree.node(inode) == nil
-        }
-        if gone { localTimes.withLock { _ = $0.accessed.removeValue(forKey: inode) } }
+        if forgetNode(inode, count: count) { localTimes.withLock { _ = $0.accessed.removeValue(forKey: inode) } }
     }
 
     public func attributes(_ inode: UInt64) throws(FSError) -> FileAttributes {
@@ -314,6 +312,7 @@ public final class FileSystem: Sendable {
             return (changed, tree.listings[folder.id]?.items ?? fetched)
         }
         if !changed.isEmpty, let invalidate = invalidator.withLock({ $0 }) { changed.forEach(invalidate) }
+        keepListingsWithinBudget(inUse: folder.id)
         if folder.id == mountedFolder.id, fetched.contains(where: { $0.name == controlName }) {
             reportShadowedControlDirectory()
         }

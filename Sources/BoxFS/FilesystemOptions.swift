@@ -12,6 +12,9 @@ public struct FilesystemOptions: Sendable {
     public var directoryCacheTTL: Duration
     /// How long a listing is trusted while Box's event stream is followed (`EventFollower`).
     public var followedListingTTL: Duration = .seconds(900)
+    /// Entries the cached folder listings may hold in all before the least recently used are dropped
+    /// (`listing_cache_entries=`; see `InodeTable+Eviction`).
+    public var listingCacheEntries = 200_000
     /// How long the kernel may cache names and attributes.
     public var entryTimeout: Double
     public var attributeTimeout: Double

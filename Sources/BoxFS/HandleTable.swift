@@ -42,6 +42,11 @@ struct HandleTable {
     @discardableResult
     mutating func close(_ number: UInt64) -> OpenHandle? { handles.removeValue(forKey: number) }
 
+    /// The folders open for reading (their listings stay cached: see `InodeTable+Eviction`).
+    var openDirectoryInodes: Set<UInt64> {
+        Set(handles.values.compactMap { if case .directory(let snapshot) = $0 { snapshot.inode } else { nil } })
+    }
+
     /// Whether a handle reads Box file `itemID` from Box (no local copy).
     func readsRemotely(itemID: String) -> Bool {
         handles.values.contains { if case .file(let reader) = $0 { reader.file.id == itemID } else { false } }

@@ -18,7 +18,7 @@ struct RemoteChangeEffect {
 extension InodeTable {
     /// The cached listings that hold the item `id`, with the item as each holds it.
     func listingsHolding(id: String) -> [(folderID: String, item: BoxItem)] {
-        listings.compactMap { folderID, listing in
+        listings.all.compactMap { folderID, listing in
             listing.item(id: id).map { (folderID, $0) }
         }
     }

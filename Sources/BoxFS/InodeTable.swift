@@ -103,13 +103,15 @@ struct InodeTable {
 
     var nodes: [UInt64: Node] = [:]
     var inodeByBoxID: [String: UInt64] = [:]
-    var listings: [String: Listing] = [:]
+    var listings = ListingCache()
     private var nextInode: UInt64 = 2
     /// The mount's own changes to listings while fetches are in flight (see `OwnChanges`).
     var ownChanges = OwnChanges()
     /// The `OwnChanges` number current when Box's event stream last reported a change in a folder: a listing
     /// fetch that began before it may miss the change (see `store(listing:)`).
     var remoteChangeMarks: [String: UInt64] = [:]
+    /// Folders with a cached listing whose node the kernel forgot, and when (see `InodeTable+Eviction`).
+    var forgottenFolders: [String: ContinuousClock.Instant] = [:]
 
     init(root: BoxItem) {
         nodes[Self.rootInode] = Node(inode: Self.rootInode, item: root, parentInode: Self.rootInode, lookupCount: 1)
@@ -118,9 +120,10 @@ struct InodeTable {
 
     func node(_ inode: UInt64) -> Node? { nodes[inode] }
 
-    /// The listing of a folder if it is younger than `ttl`.
-    func freshListing(folderID: String, ttl: Duration, now: ContinuousClock.Instant) -> Listing? {
+    /// The listing of a folder if it is younger than `ttl` (then it counts as used now, for the eviction).
+    mutating func freshListing(folderID: String, ttl: Duration, now: ContinuousClock.Instant) -> Listing? {
         guard let listing = listings[folderID], !listing.isStale, now - listing.fetchedAt < ttl else { return nil }
+        listings.touch(folderID)
         return listing
     }
 
@@ -139,6 +142,7 @@ struct InodeTable {
         let items = listing.items
         if let since, let mark = remoteChangeMarks[folderID], mark > since { listing.isStale = true }
         listings[folderID] = listing
+        listings.touch(folderID)
         var changed: [UInt64] = []
         for item in items {
             guard let inode = inodeByBoxID[item.id], let old = nodes[inode]?.item else { continue }
@@ -182,15 +186,20 @@ struct InodeTable {
         return listing.items[position]
     }
 
-    /// The kernel dropped `count` references; a node nobody references is removed (the root never is).
-    mutating func forget(_ inode: UInt64, count: UInt64) {
-        guard inode != Self.rootInode, var node = nodes[inode] else { return }
+    /// The kernel dropped `count` references; a node nobody references is removed (the root never is), and its
+    /// item is answered. The node indexes are built again smaller once most of their room is empty: a
+    /// `Dictionary` keeps its capacity however many entries leave it (see `compactNodeIndexes`).
+    @discardableResult
+    mutating func forget(_ inode: UInt64, count: UInt64) -> BoxItem? {
+        guard inode != Self.rootInode, var node = nodes[inode] else { return nil }
         node.lookupCount = node.lookupCount > count ? node.lookupCount - count : 0
-        if node.lookupCount == 0 {
-            nodes[inode] = nil
-            if inodeByBoxID[node.item.id] == inode { inodeByBoxID[node.item.id] = nil }
-        } else {
+        guard node.lookupCount == 0 else {
             nodes[inode] = node
+            return nil
         }
+        nodes[inode] = nil
+        if inodeByBoxID[node.item.id] == inode { inodeByBoxID[node.item.id] = nil }
+        compactNodeIndexes()
+        return node.item
     }
 }

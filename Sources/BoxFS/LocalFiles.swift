@@ -110,6 +110,9 @@ struct LocalFiles {
         (byFolder[folderID] ?? [:]).values.flatMap { $0.compactMap { files[$0] } }
     }
 
+    /// Whether any file (unlinked ones too) names folder `folderID`.
+    func holdsFiles(inFolder folderID: String) -> Bool { byFolder[folderID] != nil }
+
     /// The files (unlinked ones too) named `name` in folder `folderID`.
     private func files(named name: String, inFolder folderID: String) -> [File] {
         (byFolder[folderID]?[BoxName.key(name)] ?? []).compactMap { files[$0] }

@@ -59,6 +59,11 @@ struct OwnChanges {
         entries.append(Entry(sequence: sequence, folderID: folderID, change: change))
     }
 
+    /// Whether a change to `folderID` is kept for a fetch in flight (its listing must then stay: see `InodeTable+Eviction`).
+    func holdsChanges(in folderID: String) -> Bool {
+        entries.contains { $0.folderID == folderID }
+    }
+
     /// `items`, as fetched by a listing that began at `start`, with the later changes to the folder laid over.
     func replay(on listing: inout InodeTable.Listing, folderID: String, after start: UInt64) {
         for entry in entries where entry.sequence > start && entry.folderID == folderID {

@@ -43,6 +43,12 @@ public struct StatusReport: Codable, Sendable, Equatable {
     /// Why the event stream failed (fallback).
     public var eventsError: String?
 
+    /// Folder listings cached, the entries they hold in all, and the nodes the kernel holds (see
+    /// `InodeTable+Eviction`).
+    public var cachedListings: Int?
+    public var cachedListingEntries: Int?
+    public var nodes: Int?
+
     /// Fills the event stream fields from `state`.
     mutating func describe(_ state: EventStreamState) {
         events = state.phase.rawValue
@@ -75,6 +81,7 @@ extension FileSystem {
                 readOnly: true, pending: 0, uploading: 0, uploads: [], recentErrors: [], offlineSince: offline?.since,
                 offlineReason: offline?.reason, log: options.logDestination)
             report.describe(eventStreamState)
+            describeTree(&report)
             return report
         }
         let status = await writeBack.uploader.status()
@@ -95,6 +102,13 @@ extension FileSystem {
             recentErrors: errors, offlineSince: offline?.since, offlineReason: offline?.reason,
             log: options.logDestination)
         report.describe(eventStreamState)
+        describeTree(&report)
         return report
+    }
+
+    private func describeTree(_ report: inout StatusReport) {
+        (report.cachedListings, report.cachedListingEntries, report.nodes) = tree.withLock { tree in
+            (tree.listings.count, tree.listings.entryCount, tree.nodes.count)
+        }
     }
 }
