@@ -20,27 +20,8 @@ extension WriteRaceTests {
         try await waitForBox("dir/new.txt", text: "new\n")
         try await waitUntilSettled(mount)
 
-        // The folder's listing is dropped (and the kernel told to forget its names); listing it again is held 3 s.
-        let listing = try api.addFault(["path_prefix": "/2.0/folders/\(folder.id)/items", "method": "GET",
-                                        "latency_ms": 3000, "count": 1])
-        let refresh = Process()
-        refresh.executableURL = try MountFixture.locateBinary()
-        refresh.arguments = ["refresh", mount.path("dir")]
-        refresh.standardOutput = FileHandle.nullDevice
-        try refresh.run()
-        defer { if refresh.isRunning { refresh.terminate() } }
-        try await waitUntilUsed(fault: listing)
-
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
+        let names = try await readWhileTheListingIsDropped(directory, folderID: folder.id, in: mount, path: "dir")
         XCTAssertEqual(names.sorted(), ["a.txt", "new.txt"])
-        XCTAssertTrue(try faultIsPending(listing) == false && refresh.isRunning, "read while the listing was held")
-        XCTAssertEqual(try succeed(["cat", mount.path("dir/new.txt")]), "new\n")
-        refresh.waitUntilExit()
-        XCTAssertEqual(refresh.terminationStatus, 0)
         XCTAssertEqual(try succeed(["cat", mount.path("dir/new.txt")]), "new\n")
     }
 }
@@ -59,23 +40,8 @@ extension WriteRaceTests {
         defer { closedir(directory) }
         try succeed(["mv", mount.path("dir/a.txt"), mount.path("dir/b.txt")])
 
-        let listing = try api.addFault(["path_prefix": "/2.0/folders/\(folder.id)/items", "method": "GET",
-                                        "latency_ms": 3000, "count": 1])
-        let refresh = Process()
-        refresh.executableURL = try MountFixture.locateBinary()
-        refresh.arguments = ["refresh", mount.path("dir")]
-        refresh.standardOutput = FileHandle.nullDevice
-        try refresh.run()
-        defer { if refresh.isRunning { refresh.terminate() } }
-        try await waitUntilUsed(fault: listing)
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
+        let names = try await readWhileTheListingIsDropped(directory, folderID: folder.id, in: mount, path: "dir")
         XCTAssertEqual(names, ["a.txt"], "the snapshot shows what the folder held at opendir")
-        XCTAssertTrue(refresh.isRunning, "read while the listing was held")
-        refresh.waitUntilExit()
 
         // POSIX lets the old snapshot show the old name; it must not stand for the renamed file.
         try write("new a\n", to: mount.path("dir/a.txt"))
@@ -85,5 +51,32 @@ extension WriteRaceTests {
         try await waitUntilSettled(mount)
         try await waitForBox("dir/b.txt", text: "a\n")
         try await waitForBox("dir/a.txt", text: "new a\n")
+    }
+}
+
+extension WriteRaceTests {
+    /// Reads the rest of `directory` (an open snapshot of folder `path`) while the folder's cached listing is
+    /// dropped: `boxfs refresh` drops it (and tells the kernel to forget its names) and lists it again, which Box
+    /// holds 3 s. Answers the names read, and returns once the refresh is done.
+    func readWhileTheListingIsDropped(_ directory: OpaquePointer, folderID: String, in mount: MountFixture,
+                                      path: String) async throws -> [String] {
+        let listing = try api.addFault(["path_prefix": "/2.0/folders/\(folderID)/items", "method": "GET",
+                                        "latency_ms": 3000, "count": 1])
+        let refresh = Process()
+        refresh.executableURL = try MountFixture.locateBinary()
+        refresh.arguments = ["refresh", mount.path(path)]
+        refresh.standardOutput = FileHandle.nullDevice
+        try refresh.run()
+        defer { if refresh.isRunning { refresh.terminate() } }
+        try await waitUntilUsed(fault: listing)
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        XCTAssertTrue(refresh.isRunning, "read while the listing was held")
+        refresh.waitUntilExit()
+        XCTAssertEqual(refresh.terminationStatus, 0)
+        return names
     }
 }
