@@ -29,7 +29,7 @@ extension FileSystem {
         let source = tree.withLock { $0.inode(forItemID: listed.id) }
         await cleanups.settle([folder.id, target.id])
         let present = try await listing(of: target, inode: newParent)
-        let item = current(listed, inode: source)
+        let item = try await currentSource(listed, inode: source, in: folder)
         if let clash = present.first(where: {
             BoxName.sameOnBox($0.name, newName) && !BoxName.same($0.name, newName) && $0.id != item.id
         }) {
@@ -63,12 +63,26 @@ extension FileSystem {
         }
     }
 
+    /// `current(listed, inode:)`, or, when that still names a made-up id no local file has any more, the item the
+    /// source folder shows under that name now: the file's first upload landed while the rename waited, and no
+    /// node followed it to its Box id (model seed 23150: the rename asked Box to rename `local-4`, EIO).
+    private func currentSource(_ listed: BoxItem, inode: UInt64?, in folder: BoxItem) async throws(FSError) -> BoxItem {
+        let item = current(listed, inode: inode)
+        guard LocalFiles.isLocalID(item.id), locals.withLock({ $0.file(itemID: item.id) }) == nil else { return item }
+        let folderInode = tree.withLock { $0.inode(forItemID: folder.id) } ?? 0
+        let shown = try await listing(of: folder, inode: folderInode)
+        guard let now = shown.first(where: { BoxName.same($0.name, listed.name) }) else {
+            throw .notFound(listed.name, in: folder)
+        }
+        return now
+    }
+
     /// Moves an item (`inode` is its node, if the kernel has one). A file Box does not have yet only changes
     /// where its upload goes.
     private func move(
         _ listed: BoxItem, inode: UInt64?, from folder: BoxItem, to target: BoxItem, name: String, parentInode: UInt64
     ) async throws(FSError) {
-        let item = current(listed, inode: inode)
+        let item = try await currentSource(listed, inode: inode, in: folder)
         let local = locals.withLock { $0.file(itemID: item.id) }
         if let local, local.isNewToBox {
             try await relocate(local.number, name: name, parentID: target.id)
@@ -189,7 +203,7 @@ extension FileSystem {
             tree.withLock { $0.detach(id: $0.currentID(inode: existingInode, else: existing.id)) }
             return try await move(listed, inode: inode, from: folder, to: target, name: existing.name, parentInode: parentInode)
         }
-        let source = current(listed, inode: inode)
+        let source = try await currentSource(listed, inode: inode, in: folder)
         let number = try await localCopy(of: source, empty: source.size == 0)
         // Pinned like an open handle, so an upload finishing meanwhile cannot drop the copy.
         pin(number)
