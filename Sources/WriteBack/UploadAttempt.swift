@@ -137,7 +137,11 @@ struct UploadAttempt: Sendable {
         } catch is CancellationError {
             return .failed(.transient(retryAfter: nil, message: "cancelled"))
         } catch let error as BoxAPIError {
-            return .failed(.other(error.description))
+            // Box refused a step before the upload itself (the look at the target, its move to the place named
+            // here, the look at an earlier place): the same answer from the upload would mean the same. A target
+            // deleted meanwhile is gone, not a reason to park the entry (model seed 25075); a 5xx is retried.
+            if error.isNameInUse, heldByOwnFile(error, entryID: entryID) != nil { return .failed(.nameHeldByOwnFile) }
+            return .failed(UploadFailure.classify(error, forVersion: target.fileID != nil))
         } catch {
             return .failed(.other(String(describing: error)))
         }
@@ -247,13 +251,7 @@ struct UploadAttempt: Sendable {
         // The name is held by another entry's upload (its version is the mount's own, or its content is what that
         // entry sent): a file renamed, moved or deleted here while it was on the wire, which landed at this name
         // an instant ago. Its follow-up (a move, or its removal) is on the way: not a conflict (model soak 20000).
-        if error.isNameInUse, target.fileID == nil,
-            let own = error.conflicts.first(where: { conflict in
-                conflict.kind == .file
-                    && (isOwnVersion(conflict)
-                        || conflict.sha1.map { (try? journal.wasSent(sha1: $0, byAnotherThan: entryID)) == true } == true)
-            })
-        {
+        if error.isNameInUse, target.fileID == nil, let own = heldByOwnFile(error, entryID: entryID) {
             logger.info("the name is held by a file this mount uploaded for another entry; sending again after its move",
                         metadata: ["file": "\(own.id)"])
             return .failed(.nameHeldByOwnFile)
@@ -272,6 +270,16 @@ struct UploadAttempt: Sendable {
             } catch {}
         }
         return .failed(UploadFailure.classify(error, forVersion: target.fileID != nil))
+    }
+
+    /// The file of this mount's own making (its version is the mount's own, or its content is what another entry
+    /// sent) that holds the name a 409 is about.
+    private func heldByOwnFile(_ error: BoxAPIError, entryID: Int64) -> BoxItem? {
+        error.conflicts.first { conflict in
+            conflict.kind == .file
+                && (isOwnVersion(conflict)
+                    || conflict.sha1.map { (try? journal.wasSent(sha1: $0, byAnotherThan: entryID)) == true } == true)
+        }
     }
 
     private func localSize(_ path: String) throws -> Int64 {

@@ -65,3 +65,26 @@ extension WriteRaceTests {
         XCTAssertEqual(try succeed(["cat", mount.path("f2")]), "old f2\n")
     }
 }
+
+extension WriteRaceTests {
+    /// Defect (model seed 25075): an upload whose content Box may hold already (the first upload of a file renamed
+    /// while it was on the wire) begins with a look at that file. When the file was deleted on Box just before that
+    /// look, the 404 parked the entry: the content came back only after the park interval (in the soak, Box still
+    /// lacked it after 90 s). The same 404 from the upload itself brings the content back as a new file at once.
+    func testAFileDeletedOnBoxBeforeItsMoveToTheNameRenamedToComesBackThere() async throws {
+        let mount = try await startAndMount(options: ["write_back_delay=1", "events=off"])
+        // The next attempt's look at the file that landed is held 3 s, while the file is deleted on Box.
+        let look = try api.addFault(["path_prefix": "/2.0/files/", "method": "GET", "latency_ms": 3000, "count": 1])
+        try await renameDuringFirstUpload("first\n", from: "f0", to: "f1", in: mount, latency: 1500)
+        // The mount renames the file that landed as f0 at once; the entry's next attempt looks at it again.
+        let landed = try await waitForBox("f1", text: "first\n", timeout: 30)
+        try await waitUntilUsed(fault: look)
+        try api.deleteFile(landed.id)
+        try await waitForAnswers("GET", "/2.0/files/\(landed.id)", status: 404)
+
+        try await waitUntilSettled(mount, timeout: 30)
+        try await waitForBox("f1", text: "first\n", timeout: 10)
+        XCTAssertEqual(try boxNames(in: ""), ["f1"])
+        XCTAssertEqual(try succeed(["cat", mount.path("f1")]), "first\n")
+    }
+}
