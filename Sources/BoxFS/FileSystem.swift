@@ -300,7 +300,7 @@ public final class FileSystem: Sendable {
     /// the mount's own changes made meanwhile laid over them (see `OwnChanges`); answers what was stored.
     private func fetchListing(of folder: BoxItem) async throws -> [BoxItem] {
         let start = tree.withLock { $0.ownChanges.beginFetch() }
-        defer { tree.withLock { $0.ownChanges.endFetch(start) } }
+        defer { tree.withLock { $0.endListingFetch(start) } }
         let fetched: [BoxItem]
         if folder.id == SingleFileRoot.folderID, let singleFileID {
             fetched = [try await client.file(id: singleFileID)]

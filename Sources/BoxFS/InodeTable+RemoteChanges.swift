@@ -74,6 +74,24 @@ extension InodeTable {
         return effect
     }
 
+    /// The listing fetch that began at `start` is over (stored or failed). A remote-change mark only matters to a
+    /// fetch that began before it (see `store(listing:)`): with no fetch in flight none does, and the marks go, so a
+    /// mount following events for days keeps no mark per folder it ever saw change.
+    mutating func endListingFetch(_ start: UInt64) {
+        ownChanges.endFetch(start)
+        guard !remoteChangeMarks.isEmpty else { return }
+        if let oldest = ownChanges.oldestFetchInFlight {
+            // Fetches overlap without a pause (a busy mount): trimmed now and then, not at each fetch.
+            if remoteChangeMarks.count > Self.marksKeptWhileFetching {
+                remoteChangeMarks = remoteChangeMarks.filter { $0.value > oldest }
+            }
+        } else {
+            remoteChangeMarks = [:]
+        }
+    }
+
+    private static let marksKeptWhileFetching = 1024
+
     /// Forgets every listing (the event stream lost track: nothing cached can be trusted).
     mutating func dropAllListings() {
         let mark = ownChanges.mark()

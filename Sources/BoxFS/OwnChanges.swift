@@ -45,6 +45,9 @@ struct OwnChanges {
         entries.removeAll { $0.sequence <= oldest }
     }
 
+    /// The starting number of the oldest listing fetch in flight, nil when none is.
+    var oldestFetchInFlight: UInt64? { fetchesInFlight.min() }
+
     /// A number after every change noted so far (for a change that is not the mount's own: see
     /// `InodeTable.remoteChangeMarks`).
     mutating func mark() -> UInt64 {

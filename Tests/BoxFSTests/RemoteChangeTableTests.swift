@@ -58,8 +58,47 @@ final class RemoteChangeTableTests: XCTestCase {
         let start = tree.ownChanges.beginFetch()
         _ = tree.applyRemoteChange(file("3", "new.txt", in: "0", etag: "0"), removed: false)
         _ = tree.store(listing: [], folderID: "0", at: .now, since: start)
-        tree.ownChanges.endFetch(start)
+        tree.endListingFetch(start)
         XCTAssertNotNil(tree.listings["0"])
         XCTAssertNil(tree.freshListing(folderID: "0", ttl: .seconds(60), now: .now), "shown once, then fetched again")
+    }
+
+    /// While fetches overlap without a pause, the marks older than every fetch in flight are trimmed (past 1,024),
+    /// and a fetch that began before a change still sees its mark.
+    func testMarksOlderThanEveryFetchInFlightAreTrimmed() {
+        var tree = table()
+        let first = tree.ownChanges.beginFetch()
+        for folder in 0..<1100 {
+            tree.remoteChangeMarks["folder \(folder)"] = tree.ownChanges.mark()  // what an event in that folder leaves
+        }
+        let second = tree.ownChanges.beginFetch()
+        tree.endListingFetch(first)
+        XCTAssertTrue(tree.remoteChangeMarks.isEmpty, "no fetch in flight began before them")
+        _ = tree.applyRemoteChange(file("3", "new.txt", in: "0", etag: "0"), removed: false)
+        for folder in 0..<1100 {
+            let other = tree.ownChanges.beginFetch()
+            tree.remoteChangeMarks["folder \(folder)"] = tree.ownChanges.mark()
+            tree.endListingFetch(other)
+        }
+        _ = tree.store(listing: [], folderID: "0", at: .now, since: second)
+        XCTAssertNil(tree.freshListing(folderID: "0", ttl: .seconds(60), now: .now), "stored stale")
+        tree.endListingFetch(second)
+        XCTAssertTrue(tree.remoteChangeMarks.isEmpty)
+    }
+
+    /// With no fetch in flight no mark can matter: none is kept (a mount following events for days would keep one
+    /// per folder it ever saw change).
+    func testMarksGoWhenNoFetchIsInFlight() {
+        var tree = table()
+        let start = tree.ownChanges.beginFetch()
+        _ = tree.applyRemoteChange(file("3", "new.txt", in: "0", etag: "0"), removed: false)
+        _ = tree.applyRemoteChange(file("4", "new.txt", in: "10", etag: "0"), removed: false)
+        XCTAssertEqual(Set(tree.remoteChangeMarks.keys), ["0", "10"])
+        tree.endListingFetch(start)
+        XCTAssertTrue(tree.remoteChangeMarks.isEmpty)
+        let later = tree.ownChanges.beginFetch()
+        _ = tree.store(listing: [], folderID: "0", at: .now, since: later)
+        XCTAssertNotNil(tree.freshListing(folderID: "0", ttl: .seconds(60), now: .now), "a later fetch is fresh")
+        tree.endListingFetch(later)
     }
 }
