@@ -196,9 +196,33 @@ extension FileSystem {
         _ existing: BoxItem, with listed: BoxItem, inode: UInt64?, from folder: BoxItem, in target: BoxItem,
         parentInode: UInt64
     ) async throws(FSError) {
-        let superseded = locals.withLock { $0.file(itemID: existing.id) }
+        let existingInode = tree.withLock { $0.inode(forItemID: existing.id) }
+        var existing = existing
+        var superseded = locals.withLock { $0.file(itemID: existing.id) }
+        // A file Box does not have yet may have its first upload on the wire: it is let finish (and no other
+        // start) first, so what it made is known, and built on below. Dropped at once, an upload that landed just
+        // then (its answer handled between the look at the file and the drop) stayed on Box under the name it was
+        // sent with, nobody's file (model seed 25172).
+        let held = superseded?.isNewToBox == true ? superseded?.entryID : nil
+        if let held, let uploader = writeBack?.uploader {
+            await uploader.hold(held)
+            superseded = superseded.flatMap { file in locals.withLock { $0.file(file.number) } }
+            existing = superseded?.item ?? current(existing, inode: existingInode)
+        }
+        do {
+            try await replace(existing, superseded: superseded, existingInode: existingInode, with: listed,
+                              inode: inode, from: folder, in: target, parentInode: parentInode)
+        } catch {
+            if let held { await writeBack?.uploader.release(held) }  // nothing if its entry was dropped
+            throw error
+        }
+    }
+
+    private func replace(
+        _ existing: BoxItem, superseded: LocalFiles.File?, existingInode: UInt64?, with listed: BoxItem,
+        inode: UInt64?, from folder: BoxItem, in target: BoxItem, parentInode: UInt64
+    ) async throws(FSError) {
         if let superseded, superseded.isNewToBox {
-            let existingInode = tree.withLock { $0.inode(forItemID: existing.id) }
             try await forgetLocal(superseded.number)
             tree.withLock { $0.detach(id: $0.currentID(inode: existingInode, else: existing.id)) }
             return try await move(listed, inode: inode, from: folder, to: target, name: existing.name, parentInode: parentInode)

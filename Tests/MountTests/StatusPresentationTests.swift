@@ -14,6 +14,9 @@ final class StatusPresentationTests: WriteTestCase {
         XCTAssertTrue(text.contains("\(fixture.mountpoint.path)/docs/small.txt  0 B of 3 B (0%)"), text)
         XCTAssertTrue(text.contains("\(fixture.mountpoint.path)/docs/medium.bin  0 B of 1.5 MB (0%)"), text)
         XCTAssertTrue(text.contains("  log: "), text)
+        // The mounted folder and docs/ are listed; the kernel holds the root, docs and the two new files.
+        XCTAssertTrue(text.contains("  in memory: 2 folder listing(s) of "), text)
+        XCTAssertTrue(text.contains(" node(s) the kernel holds"), text)
         let json = try succeed([binary, "status", "--json", fixture.mountpoint.path])
         XCTAssertFalse(json.contains("\\/"), json)
         XCTAssertTrue(json.contains("\"path\" : \"\(fixture.mountpoint.path)/docs/small.txt\""), json)

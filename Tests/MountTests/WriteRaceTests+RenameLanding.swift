@@ -88,3 +88,26 @@ extension WriteRaceTests {
         XCTAssertEqual(try succeed(["cat", mount.path("f1")]), "first\n")
     }
 }
+
+extension WriteRaceTests {
+    /// Defect (model seed 25172): a rename over a new file dropped that file's pending upload at once. An upload
+    /// whose answer was handled just then (between the rename's look at the file and the drop) stayed on Box
+    /// under the name it was sent with, nobody's file. The rename now lets an upload on the wire finish first and
+    /// builds on what it made: the renamed content becomes that Box file's next version.
+    func testARenameOverANewFileWhoseFirstUploadIsOnTheWireBuildsOnWhatItMade() async throws {
+        // f1's own upload waits longer than the rename does.
+        let mount = try await startAndMount(options: ["write_back_delay=4", "events=off"])
+        try await writeNewFile("first\n", to: "f2", in: mount, holdingItsUploadFor: 2000)
+        try write("renamed over\n", to: mount.path("f1"))
+        try succeed(["mv", mount.path("f1"), mount.path("f2")])
+        XCTAssertEqual(try succeed(["cat", mount.path("f2")]), "renamed over\n")
+
+        try await waitUntilSettled(mount)
+        try await waitForBox("f2", text: "renamed over\n")
+        XCTAssertEqual(try boxNames(in: ""), ["f2"])
+        let calls = try requests()
+        XCTAssertEqual(calls.matching("POST", UploadPaths.newFile).succeeded.count, 1, "one new file: the first upload's")
+        XCTAssertEqual(calls.matching("POST", "/api/2.0/files/[0-9]+/content").succeeded.count, 1, "its next version")
+        XCTAssertTrue(calls.matching("DELETE", "/2.0/files/[0-9]+").isEmpty, "nothing made only to be removed")
+    }
+}
