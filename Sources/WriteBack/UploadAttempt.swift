@@ -158,13 +158,7 @@ struct UploadAttempt: Sendable {
         let here = SentPlace(parentID: target.parentID, name: target.name)
         for place in try journal.sentPlaces(id: entryID, except: here) {
             do {
-                _ = try await client.preflightUpload(name: place.name, parentID: place.parentID, size: 1)
-            } catch let error as BoxAPIError where error.isNameInUse {
-                if let mine = error.conflicts.first(where: { conflict in
-                    conflict.kind == .file && conflict.sha1.map(digests.contains) == true && conflict.id != target.fileID
-                        && (try? journal.isTarget(fileID: conflict.id, ofAnotherThan: entryID)) == false
-                        && (try? journal.wasLeftover(fileID: conflict.id)) == false
-                }) {
+                if let mine = try await ownFile(at: place, entryID: entryID, digests: digests, except: target.fileID) {
                     try journal.forgetSentPlace(id: entryID, place)
                     logger.info("an earlier attempt stored this file as \"\(place.name)\" before it was renamed",
                                 metadata: ["file": "\(mine.id)"])
@@ -178,6 +172,38 @@ struct UploadAttempt: Sendable {
             try journal.forgetSentPlace(id: entryID, place)
         }
         return nil
+    }
+
+    /// What a dropped entry's attempts left on Box: one whose answer never came (a connection cut after Box stored
+    /// the file) made a file the mount never learnt of. Each place the entry sent to and got no answer from is
+    /// asked once; a file there with content this entry sent is nobody's now. Without this, a new file deleted
+    /// while such an attempt waited to be tried again came back (model seeds 27015, 27021).
+    func leftBehind(entryID: Int64, places: [SentPlace], digests: Set<String>) async -> (BoxItem, SentPlace)? {
+        guard !digests.isEmpty else { return nil }
+        for place in places {
+            if let mine = try? await ownFile(at: place, entryID: entryID, digests: digests, except: nil) {
+                return (mine, place)
+            }
+        }
+        return nil
+    }
+
+    /// The file at `place` holding content entry `entryID` sent (one of `digests`), if it is no other entry's
+    /// target, not `except`, and not a leftover being removed: asked with a preflight, whose 409 names the file
+    /// there. Nil when the name is free or held by another file; Box's other answers are thrown.
+    private func ownFile(at place: SentPlace, entryID: Int64, digests: Set<String>, except fileID: String?)
+        async throws -> BoxItem?
+    {
+        do {
+            _ = try await client.preflightUpload(name: place.name, parentID: place.parentID, size: 1)
+            return nil
+        } catch let error as BoxAPIError where error.isNameInUse {
+            return error.conflicts.first { conflict in
+                conflict.kind == .file && conflict.sha1.map(digests.contains) == true && conflict.id != fileID
+                    && (try? journal.isTarget(fileID: conflict.id, ofAnotherThan: entryID)) == false
+                    && (try? journal.wasLeftover(fileID: conflict.id)) == false
+            }
+        }
     }
 
     /// Box may hold this very content already: the entry's last upload landed just as the file was renamed or

@@ -96,8 +96,8 @@ extension UploadJournal {
         }
     }
 
-    /// Every place the entry sent its content to as a new file, but the one given.
-    public func sentPlaces(id: Int64, except place: SentPlace) throws -> [SentPlace] {
+    /// Every place the entry sent its content to as a new file and got no answer from, but the one given.
+    public func sentPlaces(id: Int64, except place: SentPlace? = nil) throws -> [SentPlace] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT parent_id, name FROM sent_place WHERE upload_id = ?", arguments: [id])
                 .map { SentPlace(parentID: $0["parent_id"], name: $0["name"]) }

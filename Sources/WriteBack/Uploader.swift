@@ -169,9 +169,21 @@ public actor Uploader {
         held.remove(id)
         machines.removeValue(forKey: id)
         progress.remove(id)
+        // Places sent to without an answer (and what was sent), read before the entry (and they) leave the journal.
+        let places = (try? journal.sentPlaces(id: id)) ?? []
+        let digests = places.isEmpty ? [] : (try? journal.sentDigests(id: id)) ?? []
         try journal.remove(id: id)
         await attempt?.value
-        return landedAfterDiscard.removeValue(forKey: id)
+        if let landed = landedAfterDiscard.removeValue(forKey: id) { return landed }
+        guard let (stray, place) = await self.attempt.leftBehind(entryID: id, places: places, digests: digests) else {
+            return nil
+        }
+        logger.info("an attempt whose answer was lost stored \"\(place.name)\"; its file is gone here",
+                    metadata: ["file": "\(stray.id)"])
+        // Reported as a new file that landed for an entry no file has any more: the core removes it.
+        emit(.uploaded(entryID: id, item: stray, target: .newFile(parentID: place.parentID, name: place.name),
+                       stagingPath: "", isFinal: true))
+        return stray
     }
 
     /// Tries every parked or backing-off upload now (`boxfs retry`, or a new token); returns how many.

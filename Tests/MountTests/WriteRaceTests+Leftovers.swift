@@ -51,3 +51,25 @@ extension WriteRaceTests {
         XCTAssertEqual(try boxNames(in: ""), ["f", "tmp"])
     }
 }
+
+extension WriteRaceTests {
+    /// Defect (model seeds 27015 and 27021, with cut connections): a new file whose first upload Box stored but
+    /// whose answer was lost was deleted while the upload waited to be tried again. The mount took it for a file
+    /// Box never had, so nothing removed what Box stored: the deleted file came back, on Box and in the mount.
+    func testANewFileDeletedAfterItsUploadsAnswerWasLostLeavesNothingOnBox() async throws {
+        let mount = try await startAndMount(options: ["write_back_delay=1", "events=off"])
+        try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "cut_after_bytes": 100,
+                          "count": 1])
+        try write("lost answer\n", to: mount.path("f"))
+        try await Poll.until("the upload's answer to be lost", timeout: 30, interval: 0.02) {
+            try self.requests().matching("POST", UploadPaths.newFile).isEmpty ? nil : true
+        }
+        try succeed(["rm", mount.path("f")])
+        try await waitUntilSettled(mount)
+        try await Poll.until("Box to hold nothing", timeout: 30) { try self.boxNames(in: "").isEmpty ? true : nil }
+        XCTAssertEqual(try succeed(["ls", mount.mountpoint.path]), "")
+        try await Task.sleep(for: .seconds(2))
+        XCTAssertEqual(try boxNames(in: ""), [])
+        XCTAssertEqual(try succeed(["ls", mount.mountpoint.path]), "")
+    }
+}
