@@ -32,23 +32,12 @@ extension FileSystem {
         if let query = try openCommandQuery(inode, mode: mode) { return query }
         let item = try fileItem(inode)
         if LocalFiles.isLocalID(item.id), locals.withLock({ $0.file(itemID: item.id) }) == nil {
-            // A made-up id whose local file is gone (uploaded under its Box id, or deleted): a stale inode.
-            throw FSError(ENOENT, "\(item.name): its node's made-up id \(item.id) stands for no file")
+            throw Self.standsForNoFile(item)  // uploaded under its Box id, or deleted: a stale inode
         }
         let writable = mode != .readOnly || truncate
         if !writable {
             prepareNextFiles(afterOpening: item, inode: inode)
-            if let number = attachHandle(toItemID: item.id) {
-                return OpenedFile(handle: handles.withLock { $0.open(.local(number: number, writable: false)) }, keepCache: false)
-            }
-            await waitForSeeding(of: item.id)
-            let file = RemoteFile(id: item.id, version: item.contentVersion, size: max(item.size, 0), sha1: item.sha1)
-            let previous = openedVersions.withLock { $0.updateValue(file.version, forKey: inode) }
-            let reader = FileReader(file: file, store: store, logger: logger)
-            let handle = handles.withLock { $0.open(.file(reader)) }
-            // Pages of an unverified version (read in part, never checked whole) are dropped at each open, so a
-            // whole read reaches the daemon and its SHA-1 check sees every byte (docs/SEMANTICS.md).
-            return OpenedFile(handle: handle, keepCache: previous == file.version && store.isVerified(file))
+            return try await openForReading(inode, item: item)
         }
         _ = try requireWriteBack(item.name)
         try refuseIfLocked(item)
@@ -62,6 +51,34 @@ extension FileSystem {
             }
         }
         return OpenedFile(handle: handle, keepCache: false)
+    }
+
+    /// A read-only handle: on the local copy while there is one, else on Box's current version.
+    private func openForReading(_ inode: UInt64, item first: BoxItem) async throws(FSError) -> OpenedFile {
+        var item = first
+        for look in 0..<2 {
+            if let number = attachHandle(toItemID: item.id) {
+                return OpenedFile(handle: handles.withLock { $0.open(.local(number: number, writable: false)) }, keepCache: false)
+            }
+            // The local copy may have been let go since the first look at the node: its upload landed, which
+            // rebinds the node to what Box now holds before the copy goes. The first look's item (for a new file,
+            // its made-up id with the size it had when made) would read as an empty file (model seed 26187).
+            if look == 0 { item = try fileItem(inode) }
+        }
+        if LocalFiles.isLocalID(item.id) { throw Self.standsForNoFile(item) }
+        await waitForSeeding(of: item.id)
+        let file = RemoteFile(id: item.id, version: item.contentVersion, size: max(item.size, 0), sha1: item.sha1)
+        let previous = openedVersions.withLock { $0.updateValue(file.version, forKey: inode) }
+        let reader = FileReader(file: file, store: store, logger: logger)
+        let handle = handles.withLock { $0.open(.file(reader)) }
+        // Pages of an unverified version (read in part, never checked whole) are dropped at each open, so a
+        // whole read reaches the daemon and its SHA-1 check sees every byte (docs/SEMANTICS.md).
+        return OpenedFile(handle: handle, keepCache: previous == file.version && store.isVerified(file))
+    }
+
+    /// A node whose made-up id no local file has any more (its file was uploaded under its Box id, or deleted).
+    static func standsForNoFile(_ item: BoxItem) -> FSError {
+        FSError(ENOENT, "\(item.name): its node's made-up id \(item.id) stands for no file")
     }
 
     /// Reads up to `length` bytes at `offset` (fewer only at the end of the file).
