@@ -17,22 +17,36 @@ import Synchronization
 /// with `O_DIRECT`.
 ///
 /// Sizes are rounded up to a power of two from `minimumSize` to `maximumSize`; larger or smaller
-/// bodies use ordinary memory. At most `maximumIdleBytes` wait here for reuse; beyond that, buffers
-/// are unmapped. Thread-safe: buffers come back from whichever thread frees the last reference.
+/// bodies use ordinary memory. At most `maximumIdleBytes` wait here for reuse for good; up to
+/// `lingeringIdleBytes` wait while buffers are being taken, and what is beyond `maximumIdleBytes` is
+/// unmapped once none was taken for `linger`. Beyond `lingeringIdleBytes`, buffers are unmapped at once.
+/// Thread-safe: buffers come back from whichever thread frees the last reference.
+///
+/// Why lingering: a stream's buffers stay alive in bursts (blocks in memory, blocks waiting for the disk
+/// cache), so the buffers idle at once swing by tens of MiB. With 24 MiB kept, most of a cold 1 GiB read's
+/// buffers were unmapped and mapped afresh a moment later (zeroing their huge pages cost 12 % of the
+/// daemon's CPU); the shared pool keeps the swing while a read goes on, and gives it back after it.
 public final class ReceiveBufferPool: Sendable {
-    public static let shared = ReceiveBufferPool()
+    public static let shared = ReceiveBufferPool(lingeringIdleBytes: 128 << 20)
 
     public let minimumSize: Int
     public let maximumSize: Int
     public let maximumIdleBytes: Int
-    /// Idle buffers by size, as addresses (pointers are not Sendable; the pool owns the memory).
-    private let idle: Mutex<(buffers: [Int: [UInt]], bytes: Int)>
+    public let lingeringIdleBytes: Int
+    public let linger: Duration
+    /// Idle buffers by size, as addresses (pointers are not Sendable; the pool owns the memory); buffers taken
+    /// so far; whether a trim down to `maximumIdleBytes` is scheduled.
+    private let idle: Mutex<(buffers: [Int: [UInt]], bytes: Int, takes: UInt64, trimScheduled: Bool)>
 
-    public init(minimumSize: Int = 1 << 20, maximumSize: Int = 64 << 20, maximumIdleBytes: Int = 24 << 20) {
+    /// - Parameter lingeringIdleBytes: idle bytes kept while the pool is in use (nil: `maximumIdleBytes`).
+    public init(minimumSize: Int = 1 << 20, maximumSize: Int = 64 << 20, maximumIdleBytes: Int = 24 << 20,
+                lingeringIdleBytes: Int? = nil, linger: Duration = .seconds(2)) {
         self.minimumSize = minimumSize
         self.maximumSize = maximumSize
         self.maximumIdleBytes = maximumIdleBytes
-        idle = Mutex(([:], 0))
+        self.lingeringIdleBytes = max(maximumIdleBytes, lingeringIdleBytes ?? maximumIdleBytes)
+        self.linger = linger
+        idle = Mutex(([:], 0, 0, false))
     }
 
     /// Bytes of memory waiting for reuse (tests, diagnostics).
@@ -50,6 +64,7 @@ public final class ReceiveBufferPool: Sendable {
     /// idle; nil if no memory could be mapped. Give it back with `give(_:size:)`.
     public func take(size: Int) -> UnsafeMutableRawPointer? {
         let reused = idle.withLock { idle -> UInt? in
+            idle.takes &+= 1
             guard let address = idle.buffers[size]?.popLast() else { return nil }
             idle.bytes -= size
             return address
@@ -85,13 +100,38 @@ public final class ReceiveBufferPool: Sendable {
 
     /// Takes a buffer back (from `take`); unmaps it when enough are idle already.
     public func give(_ pointer: UnsafeMutableRawPointer, size: Int) {
-        let kept = idle.withLock { idle -> Bool in
-            guard idle.bytes + size <= maximumIdleBytes else { return false }
+        let (kept, trimAfter) = idle.withLock { idle -> (Bool, UInt64?) in
+            guard idle.bytes + size <= lingeringIdleBytes else { return (false, nil) }
             idle.buffers[size, default: []].append(UInt(bitPattern: pointer))
             idle.bytes += size
-            return true
+            guard idle.bytes > maximumIdleBytes, !idle.trimScheduled else { return (true, nil) }
+            idle.trimScheduled = true
+            return (true, idle.takes)
         }
         if !kept { munmap(pointer, size) }
+        if let trimAfter { scheduleTrim(ifNoTakeSince: trimAfter) }
+    }
+
+    /// After `linger`: unmaps idle buffers beyond `maximumIdleBytes` (largest first) if no buffer was taken
+    /// meanwhile, else looks again a `linger` later.
+    private func scheduleTrim(ifNoTakeSince takes: UInt64) {
+        let nanoseconds = linger.components.seconds * 1_000_000_000 + linger.components.attoseconds / 1_000_000_000
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
+            let (unmapped, again) = idle.withLock { idle -> ([(UInt, Int)], UInt64?) in
+                guard idle.takes == takes else { return ([], idle.takes) }
+                var unmapped: [(UInt, Int)] = []
+                for size in idle.buffers.keys.sorted(by: >) {
+                    while idle.bytes > maximumIdleBytes, let address = idle.buffers[size]?.popLast() {
+                        unmapped.append((address, size))
+                        idle.bytes -= size
+                    }
+                }
+                idle.trimScheduled = false
+                return (unmapped, nil)
+            }
+            for (address, size) in unmapped { munmap(UnsafeMutableRawPointer(bitPattern: address), size) }
+            if let again { scheduleTrim(ifNoTakeSince: again) }
+        }
     }
 }
 

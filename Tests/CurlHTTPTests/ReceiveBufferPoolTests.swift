@@ -53,6 +53,22 @@ import Testing
         #expect(pool.idleBytes == 8 << 20, "two 4 MiB buffers kept, two unmapped")
     }
 
+    /// Beyond `maximumIdleBytes`, buffers wait for reuse while the pool is in use, and go once it is not.
+    @Test func buffersBeyondTheIdleLimitLingerWhileThePoolIsInUse() async throws {
+        let pool = ReceiveBufferPool(minimumSize: 1 << 20, maximumSize: 8 << 20, maximumIdleBytes: 4 << 20,
+                                     lingeringIdleBytes: 12 << 20, linger: .milliseconds(50))
+        do {
+            let bodies = (0..<4).map { _ in PooledBody(pool: pool, expectedCount: 4 << 20) }
+            #expect(bodies.allSatisfy { $0 != nil })
+        }
+        #expect(pool.idleBytes == 12 << 20, "three 4 MiB buffers linger, the fourth is unmapped")
+        let reused = PooledBody(pool: pool, expectedCount: 4 << 20)
+        #expect(reused != nil && pool.idleBytes == 8 << 20, "a lingering buffer serves the next body")
+        for _ in 0..<500 where pool.idleBytes > 4 << 20 { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(pool.idleBytes == 4 << 20, "once no buffer is taken for a while, idle memory shrinks to the limit")
+        _ = reused
+    }
+
     @Test func aBodyLongerThanItsBufferCarriesOnInOrdinaryMemory() throws {
         let pool = ReceiveBufferPool(minimumSize: 1 << 20, maximumSize: 8 << 20, maximumIdleBytes: 16 << 20)
         var receiver = ResponseReceiver(destination: .memory, pool: pool)

@@ -63,6 +63,29 @@ final class ReadCostTests: MountTestCase {
         return list
     }
 
+    /// One `cat` of a long file keeps reading ahead to its end: its ranges stay whole parts (up to 8 MiB), not one
+    /// block per read. (Blocks a reader took from their fetch before they reached memory once stayed counted as
+    /// unread, took read-ahead's budget for good, and the rest of the file came 1 MiB per request.) 40 MiB of
+    /// memory: read-ahead's budget, 30 MiB, is little above what one reader reads ahead, so a leak shows soon.
+    func testASequentialReadKeepsReadingAheadToTheEnd() async throws {
+        let size = 192 << 20
+        let seed = try SeedTree.make(largeFiles: ["long.bin": size])
+        let mount = try await mountBoxSim(seed: seed, environment: ["BOXFS_TEST_READ_MEMORY": String(40 << 20)])
+        let sim = try XCTUnwrap(boxsim)
+        _ = try succeed(["ls", "-l", mount.path("")])
+        let mark = try lastSequence(sim)
+        // `cat`, a reader as fast as the mount: it catches up with the blocks in flight (a slower one, `sha1sum`,
+        // left the race that leaked unread blocks aside).
+        let read = try Shell.bash("cat \"$F\" > /dev/null", environment: ["F": mount.path("long.bin")], timeout: 300)
+        XCTAssertEqual(read.status, 0, read.stderr)
+        let ranges = try sim.requestLog().after(mark).filter { $0.path.hasPrefix("/dl/") }
+        let sum = try succeed(["sha1sum", mount.path("long.bin")])
+        XCTAssertTrue(sum.hasPrefix(try sha1(seed.appendingPathComponent("long.bin").path)), "the bytes")
+        XCTAssertEqual(ranges.reduce(0) { $0 + $1.bytesSent }, Int64(size), "every byte once")
+        let small = ranges.filter { $0.bytesSent <= 1 << 20 }.count
+        XCTAssertLessThanOrEqual(small, size / (16 << 20), "\(ranges.count) ranges, \(small) of one block or less")
+    }
+
     /// 8 readers, 24 MiB read ahead each at most, with 8 MiB of memory for fetched blocks.
     func readInParallelBeyondTheMemoryLimit(options: [String]) async throws {
         let files = (0..<8).map { "big/f\($0).bin" }
