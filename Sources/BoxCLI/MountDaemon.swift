@@ -127,6 +127,7 @@ struct MountDaemon {
             entryTimeout: options.entryTimeout, attributeTimeout: options.attributeTimeout)
         filesystemOptions.logDestination = logDestination
         filesystemOptions.listingCacheEntries = options.listingCacheEntries
+        filesystemOptions.nodeCacheEntries = options.nodeCacheEntries
         filesystemOptions.userID = user.id
         filesystemOptions.webAppBase = endpoints.webAppBase
         filesystemOptions.filePermissions = options.filePermissions
