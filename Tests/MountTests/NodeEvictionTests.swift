@@ -55,7 +55,7 @@ final class NodeEvictionTests: WriteTestCase {
     static let walkAndWaitForEviction = """
         import json, subprocess, time
         def walk():
-            subprocess.run(["find", ".", "-type", "f", "-size", "-2000k"], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(["find", sys.argv[1], "-type", "f", "-size", "-2000k"], check=True, stdout=subprocess.DEVNULL)
         def nodes():
             status = subprocess.run([sys.argv[2], "status", sys.argv[1], "--json"], check=True, capture_output=True)
             return json.loads(status.stdout)["nodes"]
