@@ -20,6 +20,7 @@ struct MountDaemon {
         let readiness = ReadinessPipe.inherited()
         signal(SIGPIPE, SIG_IGN)
         CoreDumps.disable()
+        MemoryReturn.limitHeaps()
         var endpoint = options.endpoint ?? BoxEndpoints.box.apiBase
         let mount: FUSEMount
         let filesystem: FileSystem

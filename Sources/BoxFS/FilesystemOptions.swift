@@ -18,7 +18,7 @@ public struct FilesystemOptions: Sendable {
     /// Inodes the kernel may hold before it is asked to forget the least recently used files it holds for no
     /// open handle (`node_cache_entries=`; see `InodeTable+NodeEviction`).
     public var nodeCacheEntries = Self.defaultNodeCacheEntries
-    public static let defaultNodeCacheEntries = 100_000
+    public static let defaultNodeCacheEntries = 45_000
     /// How long the kernel may cache names and attributes.
     public var entryTimeout: Double
     public var attributeTimeout: Double
