@@ -23,7 +23,7 @@ struct MountCommand: AsyncParsableCommand {
               endpoint=URL  ro  rw  allow_other  uid=N  gid=N
               umask=MODE  file_mode=MODE  dir_mode=MODE
               entry_timeout=S  attr_timeout=S  dir_cache_ttl=S
-              listing_cache_entries=N
+              listing_cache_entries=N  node_cache_entries=N
               cache_dir=PATH  cache_size=SIZE  cache_min_free=SIZE
               cache=on|off  read_ahead_kb=N
               write_back_delay=S  upload_wait=S  stall_timeout=S

@@ -20,6 +20,7 @@ struct MountDaemon {
         let readiness = ReadinessPipe.inherited()
         signal(SIGPIPE, SIG_IGN)
         CoreDumps.disable()
+        MemoryReturn.limitHeaps()
         var endpoint = options.endpoint ?? BoxEndpoints.box.apiBase
         let mount: FUSEMount
         let filesystem: FileSystem
@@ -127,6 +128,7 @@ struct MountDaemon {
             entryTimeout: options.entryTimeout, attributeTimeout: options.attributeTimeout)
         filesystemOptions.logDestination = logDestination
         filesystemOptions.listingCacheEntries = options.listingCacheEntries
+        filesystemOptions.nodeCacheEntries = options.nodeCacheEntries
         filesystemOptions.userID = user.id
         filesystemOptions.webAppBase = endpoints.webAppBase
         filesystemOptions.filePermissions = options.filePermissions

@@ -20,6 +20,8 @@ public struct MountOptions: Equatable, Sendable {
     public var directoryCacheTTL: Double = 60
     /// Entries the cached folder listings may hold in all before the least recently used are dropped.
     public var listingCacheEntries = 200_000
+    /// Inodes the kernel may hold before it is asked to forget the least recently used files.
+    public var nodeCacheEntries = FilesystemOptions.defaultNodeCacheEntries
     public var logFile: String?
     /// Auth (docs/AUTH.md): the profile to use, an `As-User` id, `file` or `memory` token store, and
     /// the scopes of a downscoped token (token exchange), separated by `+` or `:`.
@@ -139,6 +141,10 @@ public struct MountOptions: Equatable, Sendable {
             let entries = try number(Int.self)
             guard entries >= 0 else { throw ParseError(description: "option 'listing_cache_entries' must be 0 or more") }
             listingCacheEntries = entries
+        case "node_cache_entries":
+            let entries = try number(Int.self)
+            guard entries >= 0 else { throw ParseError(description: "option 'node_cache_entries' must be 0 or more") }
+            nodeCacheEntries = entries
         case "log_file": logFile = try required()
         case "umask": umask = try mode()
         case "file_mode": fileMode = try mode()

@@ -31,7 +31,8 @@ extension FileSystem {
             staging.remove()
             throw FSError(error, context: "creating \(name)")
         }
-        let node = tree.withLock { $0.remember(item, parentInode: parent) }
+        let (node, nodeCount) = tree.withLock { ($0.remember(item, parentInode: parent), $0.nodes.count) }
+        keepNodesWithinBudget(nodeCount: nodeCount)
         let handle = handles.withLock { $0.open(.local(number: number, writable: true)) }
         entriesChanged(in: folder.id)
         return (attributes(of: item, inode: node.inode), handle)

@@ -54,6 +54,8 @@ public final class FileSystem: Sendable {
     let seedings = Mutex<[String: Task<Void, Never>]>([:])
     /// Gives memory back to the system after much of the tree was dropped (`FileSystem+ListingEviction`).
     let memoryReturn = MemoryReturn()
+    /// The pass asking the kernel to forget files past `node_cache_entries` (`FileSystem+NodeEviction`).
+    let nodeEviction = Mutex(NodeEvictionState())
 
     /// Box changes made on the mount's own behalf after uploads land, which namespace operations wait for.
     let cleanups = BoxCleanups()
@@ -164,9 +166,10 @@ public final class FileSystem: Sendable {
     /// stands for no file any more (see `nowStandingFor`). The attributes are the node's as the mount knows it
     /// now (local content first), not `item`'s, which may be older (see `InodeTable.remember`).
     func remember(_ item: BoxItem, parent: UInt64) -> FileAttributes? {
-        let node = tree.withLock { tree -> InodeTable.Node? in
-            nowStandingFor(item, parent: parent, in: tree).map { tree.remember($0, parentInode: parent) }
+        let (node, nodeCount) = tree.withLock { tree -> (InodeTable.Node?, Int) in
+            (nowStandingFor(item, parent: parent, in: tree).map { tree.remember($0, parentInode: parent) }, tree.nodes.count)
         }
+        keepNodesWithinBudget(nodeCount: nodeCount)
         guard let node else { return nil }
         return attributes(of: visible(node.item), inode: node.inode)
     }

@@ -15,6 +15,10 @@ public struct FilesystemOptions: Sendable {
     /// Entries the cached folder listings may hold in all before the least recently used are dropped
     /// (`listing_cache_entries=`; see `InodeTable+Eviction`).
     public var listingCacheEntries = 200_000
+    /// Inodes the kernel may hold before it is asked to forget the least recently used files it holds for no
+    /// open handle (`node_cache_entries=`; see `InodeTable+NodeEviction`).
+    public var nodeCacheEntries = Self.defaultNodeCacheEntries
+    public static let defaultNodeCacheEntries = 45_000
     /// How long the kernel may cache names and attributes.
     public var entryTimeout: Double
     public var attributeTimeout: Double

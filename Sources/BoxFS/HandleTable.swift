@@ -47,6 +47,17 @@ struct HandleTable {
         Set(handles.values.compactMap { if case .directory(let snapshot) = $0 { snapshot.inode } else { nil } })
     }
 
+    /// The Box files open for reading from Box (their names stay known to the kernel: see `InodeTable+NodeEviction`;
+    /// files open with local content are `LocalFiles`).
+    var remotelyReadItemIDs: Set<String> {
+        Set(handles.values.compactMap { handle -> String? in
+            switch handle {
+            case .file(let reader), .pinned(let reader): reader.file.id
+            default: nil
+            }
+        })
+    }
+
     /// Whether a handle reads Box file `itemID` from Box (no local copy).
     func readsRemotely(itemID: String) -> Bool {
         handles.values.contains { if case .file(let reader) = $0 { reader.file.id == itemID } else { false } }

@@ -14,6 +14,8 @@ struct InodeTable {
         var item: BoxItem
         var parentInode: UInt64
         var lookupCount: UInt64
+        /// A file's last look-up in `useOrder` (0 for folders, which are never evicted: see `InodeTable+NodeEviction`).
+        var lastUse: UInt64 = 0
     }
 
     /// A folder's children as Box last listed them, indexed so that a lookup, an event about one item and the
@@ -112,6 +114,8 @@ struct InodeTable {
     var remoteChangeMarks: [String: UInt64] = [:]
     /// Folders with a cached listing whose node the kernel forgot, and when (see `InodeTable+Eviction`).
     var forgottenFolders: [String: ContinuousClock.Instant] = [:]
+    /// The files among `nodes`, least recently looked up first (see `InodeTable+NodeEviction`).
+    var useOrder = NodeUseOrder()
 
     init(root: BoxItem) {
         nodes[Self.rootInode] = Node(inode: Self.rootInode, item: root, parentInode: Self.rootInode, lookupCount: 1)
@@ -166,11 +170,13 @@ struct InodeTable {
         if let inode = inodeByBoxID[item.id], var node = nodes[inode] {
             node.parentInode = inode == Self.rootInode ? inode : parentInode
             node.lookupCount += 1
+            noteUse(of: &node)
             nodes[inode] = node
             return node
         }
-        let node = Node(inode: nextInode, item: listed(item) ?? item, parentInode: parentInode, lookupCount: 1)
+        var node = Node(inode: nextInode, item: listed(item) ?? item, parentInode: parentInode, lookupCount: 1)
         nextInode += 1
+        noteUse(of: &node)
         nodes[node.inode] = node
         inodeByBoxID[item.id] = node.inode
         return node

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// The trim runs on a queue of its own a second after the last large release (a `drop_caches` arrives as many
 /// batches of forgets), never on a FUSE thread or under the tree's lock: it walks every heap.
-final class MemoryReturn: Sendable {
+public final class MemoryReturn: Sendable {
     /// Entries (listing entries and nodes) dropped since the last trim.
     private let released = Mutex((count: 0, scheduled: false))
     /// Below this many dropped entries nothing is worth giving back.
@@ -40,5 +40,19 @@ final class MemoryReturn: Sendable {
 
     static func trim() {
         _ = mallocTrim?(0)
+    }
+
+    /// glibc's `mallopt`, looked up the same way.
+    private static let mallocOption: (@convention(c) (Int32, Int32) -> Int32)? = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "mallopt") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
+    }()
+
+    /// Keeps glibc to two heaps (`M_ARENA_MAX`), called once at start. By default glibc gives threads up to
+    /// eight heaps per core; the tree's allocations (a listing decoded on one pool thread, its entries freed on
+    /// another) then leave freed blocks spread over all of them, which stay resident however little the daemon
+    /// holds. An allocation contended on two heaps costs little next to a FUSE request.
+    public static func limitHeaps() {
+        _ = mallocOption?(-8, 2)  // M_ARENA_MAX
     }
 }

@@ -21,6 +21,7 @@ extension FuzzTier {
             words.append("attr_timeout=\(options.attributeTimeout)")
             words.append("dir_cache_ttl=\(options.directoryCacheTTL)")
             words.append("listing_cache_entries=\(options.listingCacheEntries)")
+            words.append("node_cache_entries=\(options.nodeCacheEntries)")
             if let value = options.logFile { words.append("log_file=\(value)") }
             if let value = options.profile { words.append("profile=\(value)") }
             if let value = options.asUser { words.append("as_user=\(value)") }
@@ -45,7 +46,7 @@ extension FuzzTier {
             ("token_file", ["/tmp/t", "t=x", ""]), ("log_file", ["/tmp/l"]), ("cache_dir", ["/tmp/c"]),
             ("uid", numbers), ("gid", numbers), ("entry_timeout", numbers), ("attr_timeout", numbers),
             ("dir_cache_ttl", numbers), ("write_back_delay", numbers), ("upload_wait", numbers), ("read_ahead_kb", numbers),
-            ("listing_cache_entries", numbers),
+            ("listing_cache_entries", numbers), ("node_cache_entries", numbers),
             ("cache_size", ["4G", "512M", "100k", "1GiB", "1B", "B", "8E", "9223372036854775807", "8796093022208T", "-1M"] + numbers),
             ("cache", ["on", "off", "maybe"]), ("profile", ["work", "a b"]), ("as_user", ["123", "١٢٣", "12a", "½", ""]),
             ("token_store", ["file", "memory", "disk"]), ("downscope", ["root_readonly", "a+b:c", "+", ":"]),
@@ -90,7 +91,8 @@ extension FuzzTier {
                     _ = Duration.milliseconds(Int(seconds * 1000))
                     _ = Duration.seconds(seconds + 10)
                 }
-                try Fuzz.check(options.readAheadKilobytes >= 0 && options.cacheSize >= 0 && options.listingCacheEntries >= 0, "\(groups): negative sizes accepted")
+                try Fuzz.check(options.readAheadKilobytes >= 0 && options.cacheSize >= 0 && options.listingCacheEntries >= 0
+                               && options.nodeCacheEntries >= 0, "\(groups): negative sizes accepted")
                 if let user = options.asUser {
                     try Fuzz.check(!user.isEmpty && user.allSatisfy { $0.isASCII && $0.isNumber }, "as_user=\(user) accepted")
                 }
@@ -100,7 +102,8 @@ extension FuzzTier {
         /// Regressions: each was accepted and trapped later, or reached Box as a non-ASCII header.
         @Test func valuesTheDaemonCannotUseAreRefused() {
             for word in ["dir_cache_ttl=1e20", "upload_wait=1e300", "write_back_delay=1e30", "as_user=١٢٣", "as_user=½",
-                         "read_ahead_kb=-1", "listing_cache_entries=-1"] {
+                         "read_ahead_kb=-1", "listing_cache_entries=-1",
+                         "node_cache_entries=-1"] {
                 #expect(throws: MountOptions.ParseError.self, "\(word)") { try MountOptions(parsing: [word]) }
             }
         }
