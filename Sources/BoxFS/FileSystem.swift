@@ -10,7 +10,8 @@ import WriteBack
 /// It knows nothing of FUSE: the adapter calls these methods and turns results into replies.
 /// State lives in two mutex-guarded value types (the item tree and the open handles); no lock is
 /// ever held across an `await`. Lock order: `tree` before `locals` (`remember`, `uploaded`); `tree` before
-/// `handles`; `locals` before `handles` (`localCopy`); `localTimes` is taken alone.
+/// `handles`; `locals` before `handles` (`localCopy`); `locals` before the uploader's `UnansweredUploads` (a leaf);
+/// `localTimes` is taken alone.
 public final class FileSystem: Sendable {
     public static let rootInode = InodeTable.rootInode
 
@@ -82,6 +83,8 @@ public final class FileSystem: Sendable {
         self.singleFileID = root.kind == .file ? root.id : nil
         self.controlState = ControlState(name: options.controlDirectoryName)
         self.tree = Mutex(InodeTable(root: root.kind == .file ? SingleFileRoot.folder(for: root) : root))
+        let unanswered = self.writeBack?.uploader.unanswered
+        locals.withLock { $0.unanswered = unanswered }
     }
 
     /// Registers how to invalidate the kernel's cache of an inode (its pages and attributes). The

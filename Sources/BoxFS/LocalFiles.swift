@@ -63,6 +63,9 @@ struct LocalFiles {
     /// Box files of the mount's own making that it is removing (`FileSystem+Leftovers`): never shown, though
     /// a listing fetched before Box confirms the removal still has them.
     var leftovers: Set<String> = []
+    /// Places the uploader sent new files to without the answer applied yet (nil on a read-only mount): a Box file
+    /// there with content sent is never shown (`UnansweredUploads`).
+    var unanswered: UnansweredUploads?
 
     /// Made-up ids of files Box does not have yet; never numeric, so never a Box id.
     static func localID(_ number: UInt64) -> String { "local-\(number)" }
@@ -174,14 +177,16 @@ struct LocalFiles {
     /// same id or name, and files new to Box are added.
     func overlay(_ items: [BoxItem], folderID: String) -> [BoxItem] {
         let local = files(inFolder: folderID).filter { !$0.unlinked }.map(\.item)
-        guard !local.isEmpty || items.contains(where: { byItemID[$0.id] != nil || leftovers.contains($0.id) }) else {
-            return items
-        }
+        let unanswered = unanswered.flatMap { $0.isEmpty(inFolder: folderID) ? nil : $0 }
+        guard !local.isEmpty || unanswered != nil
+            || items.contains(where: { byItemID[$0.id] != nil || leftovers.contains($0.id) })
+        else { return items }
         let names = Set(local.map { BoxName.key($0.name) }), ids = Set(local.map(\.id))
         // A Box item whose local file moved elsewhere is hidden too (it is shown where it went).
         let kept = items.filter {
             !names.contains(BoxName.key($0.name)) && !ids.contains($0.id) && byItemID[$0.id] == nil
                 && !leftovers.contains($0.id)
+                && unanswered?.hides(name: $0.name, sha1: $0.sha1, inFolder: folderID) != true
         }
         return kept + local
     }
@@ -201,8 +206,12 @@ struct LocalFiles {
         if let local = file(named: name, inFolder: folderID) { return local.item }
         guard let position = listing.position(of: name) else { return nil }
         let item = listing.items[position]
-        // Hidden when its local file is shown elsewhere (moved) or under another name, or being removed.
-        return byItemID[item.id] == nil && !leftovers.contains(item.id) ? item : nil
+        // Hidden when its local file is shown elsewhere (moved) or under another name, or being removed, or
+        // when an upload whose answer is not applied yet may have made it.
+        guard byItemID[item.id] == nil, !leftovers.contains(item.id),
+            unanswered?.hides(name: item.name, sha1: item.sha1, inFolder: folderID) != true
+        else { return nil }
+        return item
     }
 
     /// Whether a visible local file new to Box (not uploaded yet, or its upload's answer not applied yet) is

@@ -31,14 +31,13 @@ struct UploadAttempt: Sendable {
     let journal: UploadJournal
     let configuration: UploaderConfiguration
     let progress: ProgressBoard
+    let unanswered: UnansweredUploads
     let logger: Logger
 
     func run(entryID: Int64, target: UploadTarget, generation: Int64) async -> Outcome {
+        // A place sent to stays journaled after a Box answer until the uploader has saved what the answer
+        // settled (`Uploader.settled`): a kill between the two must leave the next run a place to look.
         let outcome = noted(await once(entryID: entryID, target: target, generation: generation))
-        if case .newFile(let parentID, let name) = target, outcome.isBoxAnswer {
-            // What was sent there is known now (the caller is told what landed): no later attempt need look.
-            try? journal.forgetSentPlace(id: entryID, SentPlace(parentID: parentID, name: name))
-        }
         // The target is gone because this mount removed it as a leftover (what an upload made under a name since
         // replaced): the entry's content belongs elsewhere, and its retarget is on the way. Not someone else's
         // deletion, so not sent up as a new file.
@@ -112,6 +111,7 @@ struct UploadAttempt: Sendable {
                 return .earlierUpload(earlier)
             }
             try journal.noteSent(id: entryID, sha1: digest.hex, place: target.sentPlace)
+            unanswered.sending(entryID, sha1: digest.hex, to: target.sentPlace)
             do {
                 let item: BoxItem
                 if size >= configuration.chunkedThreshold {
@@ -140,7 +140,7 @@ struct UploadAttempt: Sendable {
             // Box refused a step before the upload itself (the look at the target, its move to the place named
             // here, the look at an earlier place): the same answer from the upload would mean the same. A target
             // deleted meanwhile is gone, not a reason to park the entry (model seed 25075); a 5xx is retried.
-            if error.isNameInUse, heldByOwnFile(error, entryID: entryID) != nil { return .failed(.nameHeldByOwnFile) }
+            if error.isNameInUse, let own = heldByOwnFile(error, entryID: entryID) { return .failed(own.failure) }
             return .failed(UploadFailure.classify(error, forVersion: target.fileID != nil))
         } catch {
             return .failed(.other(String(describing: error)))
@@ -159,7 +159,6 @@ struct UploadAttempt: Sendable {
         for place in try journal.sentPlaces(id: entryID, except: here) {
             do {
                 if let mine = try await ownFile(at: place, entryID: entryID, digests: digests, except: target.fileID) {
-                    try journal.forgetSentPlace(id: entryID, place)
                     logger.info("an earlier attempt stored this file as \"\(place.name)\" before it was renamed",
                                 metadata: ["file": "\(mine.id)"])
                     return (try? await client.file(id: mine.id)) ?? mine
@@ -279,8 +278,8 @@ struct UploadAttempt: Sendable {
         // an instant ago. Its follow-up (a move, or its removal) is on the way: not a conflict (model soak 20000).
         if error.isNameInUse, target.fileID == nil, let own = heldByOwnFile(error, entryID: entryID) {
             logger.info("the name is held by a file this mount uploaded for another entry; sending again after its move",
-                        metadata: ["file": "\(own.id)"])
-            return .failed(.nameHeldByOwnFile)
+                        metadata: ["file": "\(own.item.id)"])
+            return .failed(own.failure)
         }
         if error.isPreconditionFailed, let fileID = target.fileID {
             do {
@@ -299,13 +298,18 @@ struct UploadAttempt: Sendable {
     }
 
     /// The file of this mount's own making (its version is the mount's own, or its content is what another entry
-    /// sent) that holds the name a 409 is about.
-    private func heldByOwnFile(_ error: BoxAPIError, entryID: Int64) -> BoxItem? {
-        error.conflicts.first { conflict in
-            conflict.kind == .file
-                && (isOwnVersion(conflict)
-                    || conflict.sha1.map { (try? journal.wasSent(sha1: $0, byAnotherThan: entryID)) == true } == true)
+    /// sent) that holds the name a 409 is about, and how to wait for it: as long as another entry still journaled
+    /// sent its content or aims at it, else a few tries.
+    private func heldByOwnFile(_ error: BoxAPIError, entryID: Int64) -> (item: BoxItem, failure: UploadFailure)? {
+        for conflict in error.conflicts where conflict.kind == .file {
+            let sentByPending = conflict.sha1.map { (try? journal.wasSent(sha1: $0, byAnotherThan: entryID)) == true }
+                ?? false
+            if sentByPending || (try? journal.isTarget(fileID: conflict.id, ofAnotherThan: entryID)) == true {
+                return (conflict, .nameHeldByPendingUpload)
+            }
+            if isOwnVersion(conflict) { return (conflict, .nameHeldByOwnFile) }
         }
+        return nil
     }
 
     private func localSize(_ path: String) throws -> Int64 {

@@ -18,6 +18,10 @@ public enum UploadFailure: Sendable, Equatable {
     /// 409 from a file of this mount's own making (another entry's upload, renamed, moved or deleted here since,
     /// whose follow-up has not reached Box yet): sent again once the folder's follow-ups are done.
     case nameHeldByOwnFile
+    /// 409 from a file another entry of this mount made and still has journaled (its upload landed at this name
+    /// and the file was renamed, moved or deleted here since): that entry's next attempt or its drop frees the
+    /// name, however long it waits (a file open for writing, a backoff), so this waits for it too.
+    case nameHeldByPendingUpload
     /// The file to add a version to is gone from Box.
     case targetGone
     /// The parent folder is gone or refuses the upload.
@@ -38,6 +42,7 @@ public enum UploadFailure: Sendable, Equatable {
         case .changedOnBox: "the file changed on Box"
         case .nameTaken: "the name is taken on Box"
         case .nameHeldByOwnFile: "the name is still held by a file this mount uploaded and is moving away"
+        case .nameHeldByPendingUpload: "the name is held by another upload of this mount's, which moves it away"
         case .targetGone: "the file was deleted on Box"
         case .parentGone(let message): "the folder is not available: \(message)"
         case .storageFull: "storage limit exceeded (the Box account is full)"

@@ -164,7 +164,7 @@ extension UploadJournal {
 }
 
 /// A folder and a name an entry's content was sent to as a new file.
-public struct SentPlace: Sendable, Equatable {
+public struct SentPlace: Sendable, Hashable {
     public let parentID: String
     public let name: String
 }

@@ -56,6 +56,11 @@ extension UploadLifecycle {
             // Its follow-up takes a moment; a name still held after that many tries is held for good: a conflict.
             guard failures > Self.ownHolderTries else { return retry(after: settings.delay, now: now, noting: note) }
             return conflictCopy(wallClock: wallClock, noting: note)
+        case .nameHeldByPendingUpload:
+            // Never a conflict while the other entry lives (model seed 30056: its file was being written, and five
+            // quick tries here made a conflicted copy nobody caused); tried again with a growing wait.
+            let wait = settings.retry.wait(retryAfter: nil, attempt: failures, random: .random(in: 0..<1))
+            return retry(after: max(settings.delay, wait), now: now, noting: note)
         case .targetGone:
             // Deleted on Box while edited here: the local content comes back as a new file.
             let recreated = UploadTarget.newFile(parentID: target.parentID, name: target.name)

@@ -33,4 +33,12 @@ public enum UploadTarget: Sendable, Equatable {
         if case .newFile(let parentID, let name) = self { return SentPlace(parentID: parentID, name: name) }
         return nil
     }
+
+    /// For debug logs: where the content goes (the name, and the Box file for a new version).
+    var logDescription: String {
+        switch self {
+        case .newFile(let parentID, let name): "new \"\(name)\" in \(parentID)"
+        case .newVersion(let fileID, let parentID, let name, _, _): "\(fileID) as \"\(name)\" in \(parentID)"
+        }
+    }
 }

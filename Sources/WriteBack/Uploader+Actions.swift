@@ -21,12 +21,16 @@ extension Uploader {
                 startQueued()
             case .saveTarget(let target):
                 persist("save the target") { try journal.setTarget(id: id, target) }
+                logger.debug("target", metadata: ["entry": "\(id)", "target": "\(target.logDescription)"])
             case .report(let item, let isFinal):
                 let staging = (try? journal.entry(id: id))?.stagingPath ?? ""
                 let target = machines[id]?.target ?? .newFile(parentID: item.parentID ?? "", name: item.name)
                 emit(
                     .uploaded(entryID: id, item: item, target: target, stagingPath: staging, isFinal: isFinal))
-                logger.debug("uploaded", metadata: ["entry": "\(id)", "file": "\(item.id)", "final": "\(isFinal)"])
+                logger.debug("uploaded", metadata: [
+                    "entry": "\(id)", "file": "\(item.id)", "final": "\(isFinal)", "boxName": "\(item.name)",
+                    "target": "\(target.name)",
+                ])
             case .conflict(let original, let copyName):
                 logger.warning(
                     "conflict: \"\(original.name)\" changed on Box; the local content goes up as \"\(copyName)\"")
@@ -41,6 +45,7 @@ extension Uploader {
                 timers.removeValue(forKey: id)?.cancel()
                 progress.remove(id)
                 persist("remove a finished entry") { try journal.remove(id: id) }
+                unanswered.drop(id)
             }
         }
     }
@@ -50,7 +55,7 @@ extension Uploader {
         recentErrors.append(.init(date: Date(), entryID: id, name: name, failure: failure))
         if recentErrors.count > configuration.recentErrorLimit { recentErrors.removeFirst() }
         switch failure {
-        case .transient, .contentChanged, .targetMoved, .nameHeldByOwnFile:
+        case .transient, .contentChanged, .targetMoved, .nameHeldByOwnFile, .nameHeldByPendingUpload:
             logger.info("upload of \"\(name)\" will be retried: \(failure.summary)")
         case .changedOnBox, .nameTaken, .targetGone:
             logger.warning("upload of \"\(name)\": \(failure.summary); the local content goes up as a new file")
@@ -121,7 +126,27 @@ extension Uploader {
         case .vanished:
             machines.removeValue(forKey: id)
             progress.remove(id)
+            unanswered.drop(id)
         }
+        if outcome.isBoxAnswer, machines[id] != nil { settled(id, attempted: attempted, outcome: outcome) }
+    }
+
+    /// A Box answer was applied (the entry's target saved, the core told): the place the file that landed was
+    /// sent to, and the place this attempt sent to, need no look any more. Forgotten only now, after the save: a
+    /// kill before it leaves the place journaled, so the next run finds the file there again (model seed 30056:
+    /// forgotten as the attempt found it, then a kill, and the file stayed on Box under a name the mount had
+    /// renamed away). Listings then show what landed, as the core knows it now.
+    private func settled(_ id: Int64, attempted: UploadTarget, outcome: UploadAttempt.Outcome) {
+        let landed: BoxItem? = switch outcome {
+        case .uploaded(let item), .placed(let item), .earlierUpload(let item): item
+        case .failed, .vanished: nil
+        }
+        var places = [attempted.sentPlace]
+        if let landed, let parentID = landed.parentID { places.append(SentPlace(parentID: parentID, name: landed.name)) }
+        for place in Set(places.compactMap { $0 }) {
+            persist("forget a place sent to") { try journal.forgetSentPlace(id: id, place) }
+        }
+        mirrorUnanswered(id)
     }
 
     /// Journal writes from the uploader: a failure is logged, never fatal (the entry stays).

@@ -14,6 +14,8 @@ public actor Uploader {
     let logger: Logger
     let attempt: UploadAttempt
     let progress = ProgressBoard()
+    /// New-file places sent to whose answers the core has not applied yet (what listings must not show).
+    public nonisolated let unanswered = UnansweredUploads()
     private let origin = ContinuousClock.now
 
     var machines: [Int64: UploadLifecycle] = [:]
@@ -40,7 +42,8 @@ public actor Uploader {
         self.configuration = configuration
         self.logger = logger
         self.attempt = UploadAttempt(
-            client: client, journal: journal, configuration: configuration, progress: progress, logger: logger)
+            client: client, journal: journal, configuration: configuration, progress: progress,
+            unanswered: unanswered, logger: logger)
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
@@ -53,6 +56,8 @@ public actor Uploader {
             machines[entry.id] = UploadLifecycle.recovered(
                 target: entry.target, generation: entry.generation, settings: configuration.lifecycleSettings,
                 now: now())
+            mirrorUnanswered(entry.id)
+            logger.debug("resuming", metadata: ["entry": "\(entry.id)", "target": "\(entry.target.logDescription)"])
             apply(entry.id, machines[entry.id]!.handle(.tick(now: now())))
         }
         if !pending.isEmpty { logger.info("resuming \(pending.count) journaled upload(s)") }
@@ -97,6 +102,7 @@ public actor Uploader {
     public func retarget(_ id: Int64, to target: UploadTarget) throws -> Bool {
         guard machines[id] != nil else { return false }
         try journal.setTarget(id: id, target)
+        logger.debug("retargeted", metadata: ["entry": "\(id)", "target": "\(target.logDescription)"])
         feed(id, .retargeted(target))
         return true
     }
@@ -174,6 +180,9 @@ public actor Uploader {
         let digests = places.isEmpty ? [] : (try? journal.sentDigests(id: id)) ?? []
         try journal.remove(id: id)
         await attempt?.value
+        // Listings hide what the entry's unanswered attempts may have made until that has been looked for and
+        // reported (the core then hides a leftover it removes).
+        defer { unanswered.drop(id) }
         if let landed = landedAfterDiscard.removeValue(forKey: id) { return landed }
         guard let (stray, place) = await self.attempt.leftBehind(entryID: id, places: places, digests: digests) else {
             return nil
@@ -228,5 +237,12 @@ public actor Uploader {
     func now() -> Double {
         let elapsed = ContinuousClock.now - origin
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// Sets the entry's unanswered places as the journal has them: after an attempt's answer was reported (the core
+    /// knows the file that landed now, so listings no longer need to hide it), or on start.
+    func mirrorUnanswered(_ id: Int64) {
+        let places = (try? journal.sentPlaces(id: id)) ?? []
+        unanswered.mirror(id, places: places, digests: places.isEmpty ? [] : (try? journal.sentDigests(id: id)) ?? [])
     }
 }

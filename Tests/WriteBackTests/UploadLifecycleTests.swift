@@ -95,6 +95,31 @@ final class UploadLifecycleTests: XCTestCase {
         XCTAssertTrue(second.hasSuffix(" 2).pdf"), second)
     }
 
+    /// A name held by a file the mount made for another entry: a few quick tries, then a conflicted copy when the
+    /// file has no entry any more; never a copy while that entry is journaled (model seed 30056).
+    func testANameHeldByAnotherPendingUploadIsWaitedForWithoutAConflict() {
+        var pending = UploadLifecycle.recovered(target: newFile, generation: 1, settings: settings, now: 0)
+        var own = UploadLifecycle.recovered(target: newFile, generation: 1, settings: settings, now: 0)
+        _ = pending.handle(.tick(now: 0))
+        _ = own.handle(.tick(now: 0))
+        var now = 0.0
+        for _ in 0..<(UploadLifecycle.ownHolderTries + 5) {
+            let actions = pending.handle(.failed(.nameHeldByPendingUpload, now: now, wallClock: wall))
+            XCTAssertFalse(actions.contains { if case .conflict = $0 { true } else { false } }, "\(actions)")
+            guard case .wake(let at) = actions.last else { return XCTFail("no timer in \(actions)") }
+            XCTAssertGreaterThanOrEqual(at - now, settings.delay)
+            now = at
+            XCTAssertEqual(pending.handle(.tick(now: now)), [.startUpload(newFile, generation: 1)])
+        }
+        var conflicts = 0
+        for _ in 0...(UploadLifecycle.ownHolderTries) {
+            let actions = own.handle(.failed(.nameHeldByOwnFile, now: 1, wallClock: wall))
+            conflicts += actions.filter { if case .conflict = $0 { true } else { false } }.count
+            _ = own.handle(.tick(now: 100))
+        }
+        XCTAssertEqual(conflicts, 1, "a name held by a finished upload's file is taken after a few tries")
+    }
+
     func testDeletedOnBoxComesBackAsANewFile() {
         var machine = UploadLifecycle.recovered(target: version, generation: 1, settings: settings, now: 0)
         _ = machine.handle(.tick(now: 0))
