@@ -55,16 +55,12 @@ extension FileSystem {
 
     /// A read-only handle: on the local copy while there is one, else on Box's current version.
     private func openForReading(_ inode: UInt64, item first: BoxItem) async throws(FSError) -> OpenedFile {
-        var item = first
-        for look in 0..<2 {
-            if let number = attachHandle(toItemID: item.id) {
-                return OpenedFile(handle: handles.withLock { $0.open(.local(number: number, writable: false)) }, keepCache: false)
-            }
-            // The local copy may have been let go since the first look at the node: its upload landed, which
-            // rebinds the node to what Box now holds before the copy goes. The first look's item (for a new file,
-            // its made-up id with the size it had when made) would read as an empty file (model seed 26187).
-            if look == 0 { item = try fileItem(inode) }
-        }
+        if let opened = openLocalForReading(first) { return opened }
+        // The local copy may have been let go since the first look at the node: its upload landed, which rebinds
+        // the node to what Box now holds before the copy goes. The first look's item (for a new file, its made-up
+        // id with the size it had when made) would read as an empty file (model seed 26187).
+        let item = try fileItem(inode)
+        if let opened = openLocalForReading(item) { return opened }
         if LocalFiles.isLocalID(item.id) { throw Self.standsForNoFile(item) }
         await waitForSeeding(of: item.id)
         let file = RemoteFile(id: item.id, version: item.contentVersion, size: max(item.size, 0), sha1: item.sha1)
@@ -74,6 +70,12 @@ extension FileSystem {
         // Pages of an unverified version (read in part, never checked whole) are dropped at each open, so a
         // whole read reaches the daemon and its SHA-1 check sees every byte (docs/SEMANTICS.md).
         return OpenedFile(handle: handle, keepCache: previous == file.version && store.isVerified(file))
+    }
+
+    /// A read-only handle on the local copy of `item`, if it has one.
+    private func openLocalForReading(_ item: BoxItem) -> OpenedFile? {
+        guard let number = attachHandle(toItemID: item.id) else { return nil }
+        return OpenedFile(handle: handles.withLock { $0.open(.local(number: number, writable: false)) }, keepCache: false)
     }
 
     /// A node whose made-up id no local file has any more (its file was uploaded under its Box id, or deleted).

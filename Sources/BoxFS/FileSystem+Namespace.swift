@@ -89,24 +89,36 @@ extension FileSystem {
         let inode = tree.withLock { $0.inode(forItemID: item.id) }
         // Its upload waits while the file is deleted on Box; one under way finishes first, and the
         // file's node then names what it made (a 404 from our own delete would send it up again).
-        let held = local.flatMap(\.entryID)
-        if let held, let uploader = writeBack?.uploader { await uploader.hold(held) }
-        let current = local.flatMap { local in locals.withLock { $0.file(local.number) } }
-        let boxID = inode.flatMap { inode in tree.withLock { $0.node(inode)?.item.id } } ?? current?.item.id ?? item.id
-        if !LocalFiles.isLocalID(boxID), current?.isNewToBox != true {
-            do { try await client.deleteFile(id: boxID) } catch let error as BoxAPIError where error.kind == .notFound {
-                // Already gone from Box: the goal is reached.
-            } catch {
-                if let held { await writeBack?.uploader.release(held) }
-                throw FSError(error, context: "deleting \(item.name)")
+        let boxID = try await whileUploadHeld(local?.entryID) { () async throws(FSError) -> String in
+            let current = local.flatMap { local in locals.withLock { $0.file(local.number) } }
+            let boxID = inode.flatMap { inode in tree.withLock { $0.node(inode)?.item.id } } ?? current?.item.id ?? item.id
+            if !LocalFiles.isLocalID(boxID), current?.isNewToBox != true {
+                do { try await client.deleteFile(id: boxID) } catch let error as BoxAPIError where error.kind == .notFound {
+                    // Already gone from Box: the goal is reached.
+                } catch {
+                    throw FSError(error, context: "deleting \(item.name)")
+                }
             }
+            if let local { try await forgetLocal(local.number) }
+            return boxID
         }
-        if let local { try await forgetLocal(local.number) }
         tree.withLock { tree in
             for id in Set([item.id, boxID]) {
                 tree.removeFromListing(id: id, folderID: folder.id)
                 tree.detach(id: id)
             }
+        }
+    }
+
+    /// Runs `body`, which changes on Box the file of upload entry `entryID` and drops the entry, with the entry's
+    /// upload held (`Uploader.hold`): one under way finishes first (what it made is then known), and none starts
+    /// meanwhile (it would meet the change as someone else's). If `body` throws, the entry goes on as before.
+    func whileUploadHeld<T>(_ entryID: Int64?, _ body: () async throws(FSError) -> T) async throws(FSError) -> T {
+        guard let entryID, let uploader = writeBack?.uploader else { return try await body() }
+        await uploader.hold(entryID)
+        do { return try await body() } catch {
+            await uploader.release(entryID)  // nothing if the entry was dropped
+            throw error
         }
     }
 

@@ -204,17 +204,13 @@ extension FileSystem {
         // then (its answer handled between the look at the file and the drop) stayed on Box under the name it was
         // sent with, nobody's file (model seed 25172).
         let held = superseded?.isNewToBox == true ? superseded?.entryID : nil
-        if let held, let uploader = writeBack?.uploader {
-            await uploader.hold(held)
-            superseded = superseded.flatMap { file in locals.withLock { $0.file(file.number) } }
-            existing = superseded?.item ?? current(existing, inode: existingInode)
-        }
-        do {
+        try await whileUploadHeld(held) { () async throws(FSError) in
+            if held != nil, writeBack != nil {
+                superseded = superseded.flatMap { file in locals.withLock { $0.file(file.number) } }
+                existing = superseded?.item ?? current(existing, inode: existingInode)
+            }
             try await replace(existing, superseded: superseded, existingInode: existingInode, with: listed,
                               inode: inode, from: folder, in: target, parentInode: parentInode)
-        } catch {
-            if let held { await writeBack?.uploader.release(held) }  // nothing if its entry was dropped
-            throw error
         }
     }
 
