@@ -47,6 +47,31 @@ extension FileSystem {
         }
     }
 
+    /// Removes, among `items` of folder `folderID`, the files the mount hides because an upload whose answer was
+    /// lost may have made them (`UnansweredUploads`): a namespace call that met one (409, or a folder not empty)
+    /// would otherwise fail for a name or a folder the mount shows free (model seed 31025: a rename to the name a
+    /// renamed file's lost-answer upload had landed under, `EEXIST`). Such a file holds content its entry sent
+    /// before and still has: the entry's next attempt sends it where it aims now. The entry's upload is held
+    /// meanwhile, so no attempt of it takes the file as its own while it goes.
+    func removeUnansweredStrays(_ items: [BoxItem], inFolder folderID: String) async {
+        guard let uploader = writeBack?.uploader else { return }
+        for var item in items where item.kind == .file {
+            guard let entryID = uploader.unanswered.owner(name: item.name, sha1: item.sha1, inFolder: folderID) else {
+                continue
+            }
+            await uploader.hold(entryID)
+            // Still nobody's here (its answer was not applied meanwhile, giving a local file its id)?
+            if uploader.unanswered.owner(name: item.name, sha1: item.sha1, inFolder: folderID) == entryID,
+                locals.withLock({ $0.file(itemID: item.id) }) == nil
+            {
+                item.parentID = folderID
+                removeLeftover(Leftover(item), reason: "an upload whose answer was lost, at a name since left")
+                await cleanups.settle([folderID])
+            }
+            await uploader.release(entryID)
+        }
+    }
+
     /// Removes what an earlier run journaled as leftovers and had not removed when it stopped.
     func removeJournaledLeftovers(_ journal: UploadJournal) {
         let leftovers: [Leftover]

@@ -136,7 +136,8 @@ extension FileSystem {
     /// answering that the name is in use (or the folder is not empty) although the mount shows otherwise means
     /// an upload of this mount landed there after all (one since renamed, moved or replaced here), which its
     /// follow-up moves or removes: once the folder's uploads on the wire and cleanups are done, the call is made
-    /// once more, and the name is then free or truly taken.
+    /// once more, and the name is then free or truly taken. A file there that an upload whose answer was lost
+    /// made, which the mount hides (`UnansweredUploads`), is removed first.
     func retryingAfterOwnChanges<T>(
         inFolder folderID: String, emptying: Bool = false, _ call: () async throws -> T
     ) async throws -> T {
@@ -145,6 +146,8 @@ extension FileSystem {
         } catch let error as BoxAPIError where emptying ? error.code == "folder_not_empty" : error.isNameInUse {
             await writeBack?.uploader.settle(folderID: folderID)
             await cleanups.settle([folderID])
+            let suspects = emptying ? tree.withLock { $0.listings[folderID]?.items ?? [] } : error.conflicts
+            await removeUnansweredStrays(suspects, inFolder: folderID)
             return try await call()
         }
     }

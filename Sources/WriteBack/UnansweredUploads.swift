@@ -26,9 +26,16 @@ public final class UnansweredUploads: Sendable {
 
     /// Whether a Box file named `name` in `folderID` with this SHA-1 may be what an unanswered upload made.
     public func hides(name: String, sha1: String?, inFolder folderID: String) -> Bool {
-        guard let sha1 else { return false }
+        owner(name: name, sha1: sha1, inFolder: folderID) != nil
+    }
+
+    /// The entry whose unanswered upload may have made a Box file named `name` in `folderID` with this SHA-1.
+    public func owner(name: String, sha1: String?, inFolder folderID: String) -> Int64? {
+        guard let sha1 else { return nil }
         let place = SentPlace(parentID: folderID, name: name)
-        return state.withLock { sent in sent.values.contains { $0.places.contains(place) && $0.digests.contains(sha1) } }
+        return state.withLock { sent in
+            sent.first { $0.value.places.contains(place) && $0.value.digests.contains(sha1) }?.key
+        }
     }
 
     /// Content with `sha1` goes up for `entryID`, as a new file at `place` when one is given.

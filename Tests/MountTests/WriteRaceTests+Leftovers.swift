@@ -139,3 +139,30 @@ extension WriteRaceTests {
         XCTAssertEqual(try succeed(["cat", again.path("new")]), "lost answer\n")
     }
 }
+
+extension WriteRaceTests {
+    /// Defect (model seed 31025): a new file whose first upload Box stored with its answer lost was renamed over
+    /// an existing file, and that file was then renamed to the new file's first name. The mount hides the upload's
+    /// file there (its answer never came), but Box answered the rename 409: `EEXIST` for a name shown free.
+    func testARenameToTheNameALostAnswerUploadLandedUnderSucceeds() async throws {
+        let mount = try await startAndMount(texts: ["x": "old x\n"], options: [
+            "write_back_delay=1", "events=off", "dir_cache_ttl=0", "entry_timeout=0", "attr_timeout=0"])
+        let x = try XCTUnwrap(try api.entry(at: "x"))
+        try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "cut_after_bytes": 100,
+                          "count": 1])
+        try api.addFault(["path_prefix": "/2.0/files/content", "method": "OPTIONS", "error_status": 503, "count": 6])
+        try write("lost answer\n", to: mount.path("a"))
+        try await Poll.until("the upload's answer to be lost", timeout: 30, interval: 0.02) {
+            try self.requests().matching("POST", UploadPaths.newFile).isEmpty ? nil : true
+        }
+        XCTAssertEqual(try boxNames(in: ""), ["a", "x"], "Box stored the upload")
+        try succeed(["mv", mount.path("a"), mount.path("x")])
+        try succeed(["mv", mount.path("x"), mount.path("a")])
+        XCTAssertEqual(try succeed(["ls", mount.mountpoint.path]), "a\n")
+        try await waitUntilSettled(mount)
+        try await waitForBox("a", text: "lost answer\n")
+        XCTAssertEqual(try boxNames(in: ""), ["a"])
+        XCTAssertEqual(try api.entry(at: "a")?.id, x.id, "x's file, renamed, with the new content as its next version")
+        XCTAssertEqual(try succeed(["cat", mount.path("a")]), "lost answer\n")
+    }
+}
