@@ -166,3 +166,30 @@ extension WriteRaceTests {
         XCTAssertEqual(try succeed(["cat", mount.path("a")]), "lost answer\n")
     }
 }
+
+extension WriteRaceTests {
+    /// The `rmdir` side of `testARenameToTheNameALostAnswerUploadLandedUnderSucceeds`: a new file moved out of its
+    /// folder after its upload's answer was lost leaves that folder empty as shown, though Box holds the upload's
+    /// file in it until the next attempt moves it; the `rmdir` removes that file and the folder.
+    func testAnRmdirOfAFolderALostAnswerUploadLandedInSucceeds() async throws {
+        let mount = try await startAndMount(options: [
+            "write_back_delay=1", "events=off", "dir_cache_ttl=0", "entry_timeout=0", "attr_timeout=0"])
+        try succeed(["mkdir", mount.path("d")])
+        try await waitUntilSettled(mount)
+        try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "cut_after_bytes": 100,
+                          "count": 1])
+        try api.addFault(["path_prefix": "/2.0/files/content", "method": "OPTIONS", "error_status": 503, "count": 6])
+        try write("lost answer\n", to: mount.path("d/a"))
+        try await Poll.until("the upload's answer to be lost", timeout: 30, interval: 0.02) {
+            try self.requests().matching("POST", UploadPaths.newFile).isEmpty ? nil : true
+        }
+        XCTAssertEqual(try boxNames(in: "d"), ["a"], "Box stored the upload")
+        try succeed(["mv", mount.path("d/a"), mount.path("b")])
+        XCTAssertEqual(try succeed(["ls", mount.path("d")]), "")
+        try succeed(["rmdir", mount.path("d")])
+        try await waitUntilSettled(mount)
+        try await waitForBox("b", text: "lost answer\n")
+        XCTAssertEqual(try boxNames(in: ""), ["b"])
+        XCTAssertEqual(try succeed(["cat", mount.path("b")]), "lost answer\n")
+    }
+}
