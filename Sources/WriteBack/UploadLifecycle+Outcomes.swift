@@ -5,6 +5,11 @@ import Foundation
 extension UploadLifecycle {
     /// How many attempts in a row may meet the name held by a file of the mount's own before it counts as taken.
     static let ownHolderTries = 5
+    /// How many attempts in a row may meet the name held by a file another journaled entry made: that entry's
+    /// next attempt frees it, but two entries each holding the other's name (a swap of names while both uploads'
+    /// answers were lost) would otherwise wait for each other for good. With the retry policy's growing wait this
+    /// is about a quarter of an hour.
+    static let pendingHolderTries = 20
 
     /// Box holds `item`. Complete if nothing was written meanwhile; otherwise the newer content
     /// becomes the next version of `item`.
@@ -57,8 +62,10 @@ extension UploadLifecycle {
             guard failures > Self.ownHolderTries else { return retry(after: settings.delay, now: now, noting: note) }
             return conflictCopy(wallClock: wallClock, noting: note)
         case .nameHeldByPendingUpload:
-            // Never a conflict while the other entry lives (model seed 30056: its file was being written, and five
-            // quick tries here made a conflicted copy nobody caused); tried again with a growing wait.
+            // No conflict while the other entry lives and may still move its file (model seed 30056: its file was
+            // being written, and five quick tries here made a conflicted copy nobody caused); tried again with a
+            // growing wait.
+            guard failures <= Self.pendingHolderTries else { return conflictCopy(wallClock: wallClock, noting: note) }
             let wait = settings.retry.wait(retryAfter: nil, attempt: failures, random: .random(in: 0..<1))
             return retry(after: max(settings.delay, wait), now: now, noting: note)
         case .targetGone:

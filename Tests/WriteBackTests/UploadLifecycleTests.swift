@@ -96,14 +96,14 @@ final class UploadLifecycleTests: XCTestCase {
     }
 
     /// A name held by a file the mount made for another entry: a few quick tries, then a conflicted copy when the
-    /// file has no entry any more; never a copy while that entry is journaled (model seed 30056).
+    /// file has no entry any more; while that entry is journaled, many tries with a growing wait (model seed 30056).
     func testANameHeldByAnotherPendingUploadIsWaitedForWithoutAConflict() {
         var pending = UploadLifecycle.recovered(target: newFile, generation: 1, settings: settings, now: 0)
         var own = UploadLifecycle.recovered(target: newFile, generation: 1, settings: settings, now: 0)
         _ = pending.handle(.tick(now: 0))
         _ = own.handle(.tick(now: 0))
         var now = 0.0
-        for _ in 0..<(UploadLifecycle.ownHolderTries + 5) {
+        for _ in 0..<UploadLifecycle.pendingHolderTries {
             let actions = pending.handle(.failed(.nameHeldByPendingUpload, now: now, wallClock: wall))
             XCTAssertFalse(actions.contains { if case .conflict = $0 { true } else { false } }, "\(actions)")
             guard case .wake(let at) = actions.last else { return XCTFail("no timer in \(actions)") }
@@ -111,6 +111,9 @@ final class UploadLifecycleTests: XCTestCase {
             now = at
             XCTAssertEqual(pending.handle(.tick(now: now)), [.startUpload(newFile, generation: 1)])
         }
+        let last = pending.handle(.failed(.nameHeldByPendingUpload, now: now, wallClock: wall))
+        XCTAssertTrue(last.contains { if case .conflict = $0 { true } else { false } },
+                      "two entries holding each other's names do not wait for good: \(last)")
         var conflicts = 0
         for _ in 0...(UploadLifecycle.ownHolderTries) {
             let actions = own.handle(.failed(.nameHeldByOwnFile, now: 1, wallClock: wall))
