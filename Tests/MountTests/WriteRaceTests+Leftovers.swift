@@ -58,12 +58,7 @@ extension WriteRaceTests {
     /// Box never had, so nothing removed what Box stored: the deleted file came back, on Box and in the mount.
     func testANewFileDeletedAfterItsUploadsAnswerWasLostLeavesNothingOnBox() async throws {
         let mount = try await startAndMount(options: ["write_back_delay=1", "events=off"])
-        try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "cut_after_bytes": 100,
-                          "count": 1])
-        try write("lost answer\n", to: mount.path("f"))
-        try await Poll.until("the upload's answer to be lost", timeout: 30, interval: 0.02) {
-            try self.requests().matching("POST", UploadPaths.newFile).isEmpty ? nil : true
-        }
+        try await writeWithLostAnswer(to: mount.path("f"))
         try succeed(["rm", mount.path("f")])
         try await waitUntilSettled(mount)
         try await Poll.until("Box to hold nothing", timeout: 30) { try self.boxNames(in: "").isEmpty ? true : nil }
@@ -83,13 +78,7 @@ extension WriteRaceTests {
     func testANewFileRenamedAfterItsUploadsAnswerWasLostIsNotShownUnderItsOldName() async throws {
         let mount = try await startAndMount(options: [
             "write_back_delay=1", "events=off", "dir_cache_ttl=0", "entry_timeout=0", "attr_timeout=0"])
-        try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "cut_after_bytes": 100,
-                          "count": 1])
-        try api.addFault(["path_prefix": "/2.0/files/content", "method": "OPTIONS", "error_status": 503, "count": 6])
-        try write("lost answer\n", to: mount.path("old"))
-        try await Poll.until("the upload's answer to be lost", timeout: 30, interval: 0.02) {
-            try self.requests().matching("POST", UploadPaths.newFile).isEmpty ? nil : true
-        }
+        try await writeWithLostAnswer(to: mount.path("old"), delayingTheNextAttempt: true)
         XCTAssertEqual(try boxNames(in: ""), ["old"], "Box stored the upload")
         try succeed(["mv", mount.path("old"), mount.path("new")])
         var listings = 0
@@ -118,12 +107,7 @@ extension WriteRaceTests {
     /// kill comes while the found file is being fetched.
     func testAKillAfterARenamedFilesLostUploadWasFoundLeavesNothingUnderTheOldName() async throws {
         let mount = try await startAndMount(options: ["write_back_delay=1", "events=off"])
-        try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "cut_after_bytes": 100,
-                          "count": 1])
-        try write("lost answer\n", to: mount.path("old"))
-        try await Poll.until("the upload's answer to be lost", timeout: 30, interval: 0.02) {
-            try self.requests().matching("POST", UploadPaths.newFile).isEmpty ? nil : true
-        }
+        try await writeWithLostAnswer(to: mount.path("old"))
         let stored = try XCTUnwrap(try api.entry(at: "old"), "Box stored the upload")
         let fetch = try api.addFault(["path_prefix": "/2.0/files/\(stored.id)", "method": "GET", "latency_ms": 5000,
                                       "count": 1])
@@ -148,13 +132,7 @@ extension WriteRaceTests {
         let mount = try await startAndMount(texts: ["x": "old x\n"], options: [
             "write_back_delay=1", "events=off", "dir_cache_ttl=0", "entry_timeout=0", "attr_timeout=0"])
         let x = try XCTUnwrap(try api.entry(at: "x"))
-        try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "cut_after_bytes": 100,
-                          "count": 1])
-        try api.addFault(["path_prefix": "/2.0/files/content", "method": "OPTIONS", "error_status": 503, "count": 6])
-        try write("lost answer\n", to: mount.path("a"))
-        try await Poll.until("the upload's answer to be lost", timeout: 30, interval: 0.02) {
-            try self.requests().matching("POST", UploadPaths.newFile).isEmpty ? nil : true
-        }
+        try await writeWithLostAnswer(to: mount.path("a"), delayingTheNextAttempt: true)
         XCTAssertEqual(try boxNames(in: ""), ["a", "x"], "Box stored the upload")
         try succeed(["mv", mount.path("a"), mount.path("x")])
         try succeed(["mv", mount.path("x"), mount.path("a")])
@@ -176,13 +154,7 @@ extension WriteRaceTests {
             "write_back_delay=1", "events=off", "dir_cache_ttl=0", "entry_timeout=0", "attr_timeout=0"])
         try succeed(["mkdir", mount.path("d")])
         try await waitUntilSettled(mount)
-        try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "cut_after_bytes": 100,
-                          "count": 1])
-        try api.addFault(["path_prefix": "/2.0/files/content", "method": "OPTIONS", "error_status": 503, "count": 6])
-        try write("lost answer\n", to: mount.path("d/a"))
-        try await Poll.until("the upload's answer to be lost", timeout: 30, interval: 0.02) {
-            try self.requests().matching("POST", UploadPaths.newFile).isEmpty ? nil : true
-        }
+        try await writeWithLostAnswer(to: mount.path("d/a"), delayingTheNextAttempt: true)
         XCTAssertEqual(try boxNames(in: "d"), ["a"], "Box stored the upload")
         try succeed(["mv", mount.path("d/a"), mount.path("b")])
         XCTAssertEqual(try succeed(["ls", mount.path("d")]), "")
@@ -191,5 +163,23 @@ extension WriteRaceTests {
         try await waitForBox("b", text: "lost answer\n")
         XCTAssertEqual(try boxNames(in: ""), ["b"])
         XCTAssertEqual(try succeed(["cat", mount.path("b")]), "lost answer\n")
+    }
+}
+
+extension WriteRaceTests {
+    /// Writes "lost answer\n" to `path`, a new file, and waits until Box has stored its first upload with the
+    /// answer cut. `delayingTheNextAttempt`: the next attempt's look at the old place (a preflight) meets 503s for
+    /// a few seconds.
+    fileprivate func writeWithLostAnswer(to path: String, delayingTheNextAttempt: Bool = false) async throws {
+        try api.addFault(["path_prefix": UploadPaths.newFile, "method": "POST", "cut_after_bytes": 100,
+                          "count": 1])
+        if delayingTheNextAttempt {
+            try api.addFault(["path_prefix": "/2.0/files/content", "method": "OPTIONS", "error_status": 503,
+                              "count": 6])
+        }
+        try write("lost answer\n", to: path)
+        try await Poll.until("the upload's answer to be lost", timeout: 30, interval: 0.02) {
+            try self.requests().matching("POST", UploadPaths.newFile).isEmpty ? nil : true
+        }
     }
 }
