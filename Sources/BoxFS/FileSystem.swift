@@ -156,6 +156,9 @@ public final class FileSystem: Sendable {
         }
         guard let item = locals.withLock({ $0.overlaid(named: name, in: cached, folderID: folder.id) }) else {
             if isControlName(name, parent: parent) { return rememberControlDirectory() }
+            if let why = locals.withLock({ $0.whyHidden(named: name, in: cached, folderID: folder.id) }) {
+                throw FSError(ENOENT, "\(name): hidden in folder \(folder.id): \(why)")
+            }
             throw .notFound(name, in: folder)
         }
         if isControlName(name, parent: parent) { reportShadowedControlDirectory() }

@@ -214,6 +214,21 @@ struct LocalFiles {
         return item
     }
 
+    /// Why Box's item named `name` in the listing is not shown (for the `ENOENT` a lookup answers), or nil when
+    /// the listing has no such item.
+    func whyHidden(named name: String, in listing: InodeTable.Listing, folderID: String) -> String? {
+        guard let position = listing.position(of: name) else { return nil }
+        let item = listing.items[position]
+        if let number = byItemID[item.id], let file = files[number] {
+            return "Box's \(item.id) is local file \(number), \(file.unlinked ? "unlinked" : "named \"\(file.item.name)\"")"
+        }
+        if leftovers.contains(item.id) { return "Box's \(item.id) is a leftover being removed" }
+        if unanswered?.hides(name: item.name, sha1: item.sha1, inFolder: folderID) == true {
+            return "Box's \(item.id) may be what an unanswered upload made"
+        }
+        return nil
+    }
+
     /// Whether a visible local file new to Box (not uploaded yet, or its upload's answer not applied yet) is
     /// named `name` in `folderID`.
     func hasNewFile(named name: String, in folderID: String) -> Bool {

@@ -23,6 +23,10 @@ extension Uploader {
                 persist("save the target") { try journal.setTarget(id: id, target) }
                 logger.debug("target", metadata: ["entry": "\(id)", "target": "\(target.logDescription)"])
             case .report(let item, let isFinal):
+                // The last answer: listings stop hiding what the entry sent before the core shows what landed at its
+                // own name (by then the local file's name hides it). After, a listing could come between the local
+                // file's drop and this, and hide the file that landed (model seeds 31016, 32019: ENOENT).
+                if isFinal { unanswered.drop(id) }
                 let staging = (try? journal.entry(id: id))?.stagingPath ?? ""
                 let target = machines[id]?.target ?? .newFile(parentID: item.parentID ?? "", name: item.name)
                 emit(
