@@ -27,7 +27,8 @@ enum ReadPathSetup {
                     base: CacheLocation.base(options: options), own: directory, limit: options.cacheSize)
                 if sharing.trimmed > 0 { logger.info("trimmed \(sharing.trimmed) bytes of unused caches in cache_dir") }
                 disk = try BlockCache(
-                    directory: directory, capacity: sharing.capacity, minimumFree: minimumFree, logger: logger)
+                    directory: directory, capacity: BlockCache.capacity(withinDiskSpace: sharing.capacity),
+                    minimumFree: minimumFree, logger: logger)
                 logger.info("""
                     block cache at \(directory.path), limit \(sharing.capacity) bytes of cache_size \(options.cacheSize) \
                     (\(sharing.inUse) in use by other mounts, \(sharing.idle) kept by idle caches), keeping \(minimumFree) bytes free

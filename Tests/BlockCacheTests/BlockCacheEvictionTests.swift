@@ -65,3 +65,26 @@ final class BlockCacheEvictionTests: XCTestCase {
         XCTAssertEqual(try blockFiles(in: directory.url).count, 4)
     }
 }
+
+/// `cache_size` is disk space: a full cache of full blocks stays within it as `du` counts it (whole file-system
+/// blocks), not only by the files' lengths.
+final class BlockCacheDiskSpaceTests: XCTestCase {
+    func testAFullCacheOfFullBlocksStaysWithinTheDiskSpaceItWasGiven() throws {
+        let directory = try TemporaryDirectory()
+        // Room, by the files' lengths, for exactly 16 blocks of file "1" version "v".
+        let blockSize = 64 << 10, diskSpace = 16 * Int64(BlockTrailer.fixedLength + 2 + blockSize)
+        let cache = try BlockCache(
+            directory: directory.url, capacity: BlockCache.capacity(withinDiskSpace: diskSpace, blockSize: blockSize),
+            blockSize: blockSize)
+        for block in 0..<40 {
+            cache.write(fileID: "1", version: "v", block: block, data: blockData(block, count: blockSize))
+        }
+        let allocated = try blockFiles(in: directory.url).reduce(Int64(0)) { sum, url in
+            var info = stat()
+            XCTAssertEqual(stat(url.path, &info), 0)
+            return sum + Int64(info.st_blocks) * 512
+        }
+        XCTAssertGreaterThan(allocated, diskSpace - Int64(blockSize) * 2, "the cache is full")
+        XCTAssertLessThanOrEqual(allocated, diskSpace)
+    }
+}
