@@ -180,7 +180,10 @@ struct UploadAttempt: Sendable {
     func leftBehind(entryID: Int64, places: [SentPlace], digests: Set<String>) async -> (BoxItem, SentPlace)? {
         guard !digests.isEmpty else { return nil }
         for place in places {
-            if let mine = try? await ownFile(at: place, entryID: entryID, digests: digests, except: nil) {
+            if var mine = try? await ownFile(at: place, entryID: entryID, digests: digests, except: nil) {
+                // A 409's conflict names no folder: the removal waits in this one's cleanups (model seed 33015: a
+                // rename there met the file before its removal, which waited in none, had run).
+                mine.parentID = mine.parentID ?? place.parentID
                 return (mine, place)
             }
         }

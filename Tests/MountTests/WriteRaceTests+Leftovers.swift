@@ -167,6 +167,23 @@ extension WriteRaceTests {
 }
 
 extension WriteRaceTests {
+    /// Defect (model seed 33015): the removal of what a deleted new file's lost-answer upload left on Box was
+    /// made in no folder's cleanups (a 409 names no folder), so a rename to that name did not wait for it: with
+    /// the removal retrying a 500, the rename met the file and failed with `EEXIST`.
+    func testARenameToTheNameOfADeletedLostAnswerUploadWaitsForItsRemoval() async throws {
+        let mount = try await startAndMount(texts: ["g": "g\n"], options: ["write_back_delay=1", "events=off"])
+        try await writeWithLostAnswer(to: mount.path("f"))
+        try api.addFault(["path_prefix": "/2.0/files/", "method": "DELETE", "error_status": 500, "count": 2])
+        try succeed(["rm", mount.path("f")])
+        try succeed(["mv", mount.path("g"), mount.path("f")])
+        try await waitUntilSettled(mount)
+        XCTAssertEqual(try boxNames(in: ""), ["f"])
+        XCTAssertEqual(try succeed(["cat", mount.path("f")]), "g\n")
+        try await waitForBox("f", text: "g\n")
+    }
+}
+
+extension WriteRaceTests {
     /// Writes "lost answer\n" to `path`, a new file, and waits until Box has stored its first upload with the
     /// answer cut. `delayingTheNextAttempt`: the next attempt's look at the old place (a preflight) meets 503s for
     /// a few seconds.
