@@ -208,7 +208,7 @@ extension FileSystem {
         // sent with, nobody's file (model seed 25172).
         let held = superseded?.isNewToBox == true ? superseded?.entryID : nil
         try await whileUploadHeld(held) { () async throws(FSError) in
-            if held != nil, writeBack != nil {
+            if held != nil {
                 superseded = superseded.flatMap { file in locals.withLock { $0.file(file.number) } }
                 existing = superseded?.item ?? current(existing, inode: existingInode)
             }

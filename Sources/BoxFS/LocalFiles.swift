@@ -184,9 +184,8 @@ struct LocalFiles {
         let names = Set(local.map { BoxName.key($0.name) }), ids = Set(local.map(\.id))
         // A Box item whose local file moved elsewhere is hidden too (it is shown where it went).
         let kept = items.filter {
-            !names.contains(BoxName.key($0.name)) && !ids.contains($0.id) && byItemID[$0.id] == nil
-                && !leftovers.contains($0.id)
-                && unanswered?.hides(name: $0.name, sha1: $0.sha1, inFolder: folderID) != true
+            !names.contains(BoxName.key($0.name)) && !ids.contains($0.id)
+                && hiding($0, folderID: folderID, unanswered: unanswered) == nil
         }
         return kept + local
     }
@@ -206,12 +205,26 @@ struct LocalFiles {
         if let local = file(named: name, inFolder: folderID) { return local.item }
         guard let position = listing.position(of: name) else { return nil }
         let item = listing.items[position]
-        // Hidden when its local file is shown elsewhere (moved) or under another name, or being removed, or
-        // when an upload whose answer is not applied yet may have made it.
-        guard byItemID[item.id] == nil, !leftovers.contains(item.id),
-            unanswered?.hides(name: item.name, sha1: item.sha1, inFolder: folderID) != true
-        else { return nil }
-        return item
+        return hiding(item, folderID: folderID, unanswered: unanswered) == nil ? item : nil
+    }
+
+    /// Why a Box item of a folder's listing is not shown, whatever its name.
+    private enum Hiding {
+        /// Its local file is shown (elsewhere if moved, or under another name).
+        case localFile(UInt64)
+        /// A file of the mount's own making being removed.
+        case leftover
+        /// An upload whose answer is not applied yet may have made it.
+        case unanswered
+    }
+
+    /// What hides `item`, or nil when it is shown (unless a local file takes its name). `unanswered` is the
+    /// mount's, or nil when the caller knows no place in the folder is unanswered.
+    private func hiding(_ item: BoxItem, folderID: String, unanswered: UnansweredUploads?) -> Hiding? {
+        if let number = byItemID[item.id] { return .localFile(number) }
+        if leftovers.contains(item.id) { return .leftover }
+        if unanswered?.hides(name: item.name, sha1: item.sha1, inFolder: folderID) == true { return .unanswered }
+        return nil
     }
 
     /// Why Box's item named `name` in the listing is not shown (for the `ENOENT` a lookup answers), or nil when
@@ -219,14 +232,14 @@ struct LocalFiles {
     func whyHidden(named name: String, in listing: InodeTable.Listing, folderID: String) -> String? {
         guard let position = listing.position(of: name) else { return nil }
         let item = listing.items[position]
-        if let number = byItemID[item.id], let file = files[number] {
-            return "Box's \(item.id) is local file \(number), \(file.unlinked ? "unlinked" : "named \"\(file.item.name)\"")"
+        switch hiding(item, folderID: folderID, unanswered: unanswered) {
+        case .localFile(let number):
+            let file = files[number]
+            return "Box's \(item.id) is local file \(number), \(file?.unlinked == true ? "unlinked" : "named \"\(file?.item.name ?? "")\"")"
+        case .leftover: return "Box's \(item.id) is a leftover being removed"
+        case .unanswered: return "Box's \(item.id) may be what an unanswered upload made"
+        case nil: return nil
         }
-        if leftovers.contains(item.id) { return "Box's \(item.id) is a leftover being removed" }
-        if unanswered?.hides(name: item.name, sha1: item.sha1, inFolder: folderID) == true {
-            return "Box's \(item.id) may be what an unanswered upload made"
-        }
-        return nil
     }
 
     /// Whether a visible local file new to Box (not uploaded yet, or its upload's answer not applied yet) is

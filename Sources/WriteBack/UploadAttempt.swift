@@ -180,10 +180,7 @@ struct UploadAttempt: Sendable {
     func leftBehind(entryID: Int64, places: [SentPlace], digests: Set<String>) async -> (BoxItem, SentPlace)? {
         guard !digests.isEmpty else { return nil }
         for place in places {
-            if var mine = try? await ownFile(at: place, entryID: entryID, digests: digests, except: nil) {
-                // A 409's conflict names no folder: the removal waits in this one's cleanups (model seed 33015: a
-                // rename there met the file before its removal, which waited in none, had run).
-                mine.parentID = mine.parentID ?? place.parentID
+            if let mine = try? await ownFile(at: place, entryID: entryID, digests: digests, except: nil) {
                 return (mine, place)
             }
         }
@@ -200,11 +197,15 @@ struct UploadAttempt: Sendable {
             _ = try await client.preflightUpload(name: place.name, parentID: place.parentID, size: 1)
             return nil
         } catch let error as BoxAPIError where error.isNameInUse {
-            return error.conflicts.first { conflict in
+            var mine = error.conflicts.first { conflict in
                 conflict.kind == .file && conflict.sha1.map(digests.contains) == true && conflict.id != fileID
                     && (try? journal.isTarget(fileID: conflict.id, ofAnotherThan: entryID)) == false
                     && (try? journal.wasLeftover(fileID: conflict.id)) == false
             }
+            // A 409's conflict names no folder: the file's removal as a leftover waits in this one's cleanups (model
+            // seed 33015: a rename there met the file before its removal, which waited in none, had run).
+            if mine?.parentID == nil { mine?.parentID = place.parentID }
+            return mine
         }
     }
 

@@ -176,8 +176,7 @@ public actor Uploader {
         machines.removeValue(forKey: id)
         progress.remove(id)
         // Places sent to without an answer (and what was sent), read before the entry (and they) leave the journal.
-        let places = (try? journal.sentPlaces(id: id)) ?? []
-        let digests = places.isEmpty ? [] : (try? journal.sentDigests(id: id)) ?? []
+        let (places, digests) = unansweredSends(id)
         try journal.remove(id: id)
         await attempt?.value
         // Listings hide what the entry's unanswered attempts may have made until that has been looked for and
@@ -242,7 +241,13 @@ public actor Uploader {
     /// Sets the entry's unanswered places as the journal has them: after an attempt's answer was reported (the core
     /// knows the file that landed now, so listings no longer need to hide it), or on start.
     func mirrorUnanswered(_ id: Int64) {
+        let (places, digests) = unansweredSends(id)
+        unanswered.mirror(id, places: places, digests: digests)
+    }
+
+    /// The places the journal lists for the entry as sent to without an answer, and (if any) the SHA-1s it sent.
+    private func unansweredSends(_ id: Int64) -> (places: [SentPlace], digests: Set<String>) {
         let places = (try? journal.sentPlaces(id: id)) ?? []
-        unanswered.mirror(id, places: places, digests: places.isEmpty ? [] : (try? journal.sentDigests(id: id)) ?? [])
+        return (places, places.isEmpty ? [] : (try? journal.sentDigests(id: id)) ?? [])
     }
 }
