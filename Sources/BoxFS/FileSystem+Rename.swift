@@ -234,8 +234,12 @@ extension FileSystem {
             // The target's own pending content is replaced: stop its upload first, and if a version
             // landed meanwhile, base the new content on it (else Box would see a conflict).
             var base = superseded?.base ?? existing
-            if let superseded, superseded.number != number, let landed = try await forgetLocal(superseded.number) {
-                base = landed
+            if let superseded, superseded.number != number {
+                // Only a version of that same Box file is built on. What the upload made for a target its entry has
+                // since left (a new file under its old name, sent before a rename here made it the next version of
+                // `existing`) is a leftover, removed as one (model seed 35064: the content went to that removed
+                // file, and its upload failed for ever).
+                if let landed = try await forgetLocal(superseded.number), landed.id == base.id { base = landed }
             }
             try await redirect(number, to: base, from: source, in: target, as: existing.name)
         } catch {

@@ -77,6 +77,8 @@ extension FileSystem {
             uploaded(item, entryID: entryID, target: target, isFinal: isFinal)
         case .conflict(let entryID, let original, let copyName):
             conflicted(entryID: entryID, original: original, copyName: copyName)
+        case .recreated(let entryID, _):
+            becameNewFile(entryID: entryID)
         case .stray(_, let item):
             removeLeftover(Leftover(item), reason: "an upload that landed under a name since replaced")
         case .failed:
@@ -153,21 +155,23 @@ extension FileSystem {
         }
     }
 
+    /// The Box file the local content was a version of is gone from Box: the content goes up as a new file at its
+    /// name, so the local file is new to Box again, and its node follows it (an open handle, a later write and the
+    /// upload's answer all find it under its made-up id, not the deleted one's).
+    private func becameNewFile(entryID: Int64) {
+        tree.withLock { tree in
+            guard let (old, now) = locals.withLock({ $0.makeNewToBox(entryID: entryID) }) else { return }
+            tree.rebind(id: old, to: now)
+        }
+    }
+
     /// The file changed on Box while written here: its local content becomes a new file `copyName`
     /// beside it, and the original name shows Box's version again.
     private func conflicted(entryID: Int64, original: UploadTarget, copyName: String) {
-        let moved = locals.withLock { files -> (old: String, now: BoxItem)? in
-            guard let file = files.file(entryID: entryID) else { return nil }
-            return files.update(file.number) { file in
-                let old = file.item.id
-                file.base = nil
-                file.item.id = LocalFiles.localID(file.number)
+        let moved = locals.withLock { files in
+            files.makeNewToBox(entryID: entryID) { file in
                 file.item.name = copyName
                 file.item.parentID = original.parentID
-                file.item.etag = nil
-                file.item.sha1 = nil
-                file.item.fileVersionID = nil
-                return (old, file.item)
             }
         }
         guard let moved else { return }

@@ -158,6 +158,24 @@ struct LocalFiles {
         return result
     }
 
+    /// The file of `entryID` goes up as a new file from now on (its Box file changed or is gone): it has no base and
+    /// takes a made-up id, after `andThen` (a conflicted copy's new name). Answers its old id and its item now.
+    mutating func makeNewToBox(
+        entryID: Int64, andThen change: (inout File) -> Void = { _ in }
+    ) -> (old: String, now: BoxItem)? {
+        guard let number = byEntryID[entryID] else { return nil }
+        return update(number) { file in
+            let old = file.item.id
+            file.base = nil
+            file.item.id = Self.localID(file.number)
+            file.item.etag = nil
+            file.item.sha1 = nil
+            file.item.fileVersionID = nil
+            change(&file)
+            return (old, file.item)
+        }
+    }
+
     /// The uploader no longer has `entryID` (its upload finished meanwhile): the file forgets it,
     /// unless it already has a newer entry, so its next change is journaled afresh.
     mutating func forgetEntry(_ entryID: Int64, of number: UInt64) {

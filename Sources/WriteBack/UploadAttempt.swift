@@ -40,11 +40,11 @@ struct UploadAttempt: Sendable {
         let outcome = noted(await once(entryID: entryID, target: target, generation: generation))
         // The target is gone because this mount removed it as a leftover (what an upload made under a name since
         // replaced): the entry's content belongs elsewhere, and its retarget is on the way. Not someone else's
-        // deletion, so not sent up as a new file.
+        // deletion, so not sent up as a new file at once.
         if case .failed(.targetGone) = outcome, let fileID = target.fileID,
             (try? journal.wasLeftover(fileID: fileID)) == true
         {
-            return .failed(.targetMoved)
+            return .failed(.targetRemovedHere)
         }
         // Three 412s that are nobody else's change, answered by sending again against the current etag:
         // a rename or move on Box changes the etag but not the content (Box still holds the version

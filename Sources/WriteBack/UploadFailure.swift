@@ -24,6 +24,9 @@ public enum UploadFailure: Sendable, Equatable {
     case nameHeldByPendingUpload
     /// The file to add a version to is gone from Box.
     case targetGone
+    /// The file to add a version to was removed by this mount as a leftover (what an upload made under a name since
+    /// replaced): the entry's content belongs elsewhere, and the rename that made it a leftover retargets the entry.
+    case targetRemovedHere
     /// The parent folder is gone or refuses the upload.
     case parentGone(message: String)
     /// The account is out of space (403 `storage_limit_exceeded`).
@@ -44,6 +47,7 @@ public enum UploadFailure: Sendable, Equatable {
         case .nameHeldByOwnFile: "the name is still held by a file this mount uploaded and is moving away"
         case .nameHeldByPendingUpload: "the name is held by another upload of this mount's, which moves it away"
         case .targetGone: "the file was deleted on Box"
+        case .targetRemovedHere: "the file it goes to was removed here as a leftover; its new place is on the way"
         case .parentGone(let message): "the folder is not available: \(message)"
         case .storageFull: "storage limit exceeded (the Box account is full)"
         case .fileTooLarge: "file size limit exceeded (larger than the account may upload)"

@@ -68,11 +68,18 @@ extension UploadLifecycle {
             guard failures <= Self.pendingHolderTries else { return conflictCopy(wallClock: wallClock, noting: note) }
             let wait = settings.retry.wait(retryAfter: nil, attempt: failures, random: .random(in: 0..<1))
             return retry(after: max(settings.delay, wait), now: now, noting: note)
+        case .targetRemovedHere:
+            // Its retarget follows at once. Still aimed at the removed file after that many tries, the entry was left
+            // to nobody (model seed 35064, before its fix: it was tried for ever, its content on no Box file): the
+            // content comes back as a new file at its name, like a file deleted on Box.
+            guard failures > Self.ownHolderTries else { return retry(after: settings.delay, now: now, noting: note) }
+            fallthrough
         case .targetGone:
             // Deleted on Box while edited here: the local content comes back as a new file.
+            let original = target
             let recreated = UploadTarget.newFile(parentID: target.parentID, name: target.name)
             target = recreated
-            return [note, .saveTarget(recreated)] + startUnlessOpen(recreated)
+            return [note, .recreated(original: original), .saveTarget(recreated)] + startUnlessOpen(recreated)
         case .parentGone, .storageFull, .fileTooLarge, .other:
             let until = now + settings.parkInterval
             phase = isOpen ? .idle : .parked(until: until, reason: failure)

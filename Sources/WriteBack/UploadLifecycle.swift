@@ -74,6 +74,8 @@ public struct UploadLifecycle: Sendable, Equatable {
         case report(BoxItem, isFinal: Bool)
         /// The content goes up as `copyName` because `original` changed on Box or its name is taken.
         case conflict(original: UploadTarget, copyName: String)
+        /// The Box file `original` adds a version to is gone: the content goes up as a new file at its name.
+        case recreated(original: UploadTarget)
         /// Record the failure of an attempt that went to `target` (journal attempts, status, log).
         case noteFailure(UploadFailure, target: UploadTarget)
         /// An upload landed as `item`, which the entry no longer targets: it must be deleted from Box.

@@ -39,6 +39,8 @@ extension Uploader {
                 logger.warning(
                     "conflict: \"\(original.name)\" changed on Box; the local content goes up as \"\(copyName)\"")
                 emit(.conflict(entryID: id, original: original, copyName: copyName))
+            case .recreated(let original):
+                emit(.recreated(entryID: id, original: original))
             case .stray(let item):
                 logger.info("an upload landed at a name since replaced; removing it", metadata: ["file": "\(item.id)"])
                 emit(.stray(entryID: id, item: item))
@@ -59,7 +61,7 @@ extension Uploader {
         recentErrors.append(.init(date: Date(), entryID: id, name: name, failure: failure))
         if recentErrors.count > configuration.recentErrorLimit { recentErrors.removeFirst() }
         switch failure {
-        case .transient, .contentChanged, .targetMoved, .nameHeldByOwnFile, .nameHeldByPendingUpload:
+        case .transient, .contentChanged, .targetMoved, .targetRemovedHere, .nameHeldByOwnFile, .nameHeldByPendingUpload:
             logger.info("upload of \"\(name)\" will be retried: \(failure.summary)")
         case .changedOnBox, .nameTaken, .targetGone:
             logger.warning("upload of \"\(name)\": \(failure.summary); the local content goes up as a new file")
@@ -125,7 +127,7 @@ extension Uploader {
             // A 404, 409 or 412 about a target the entry left meanwhile (say a rename over another file deleted
             // the one this attempt updated) is no conflict and no deletion of the file the entry now goes to.
             let aboutTheOldTarget = machines[id].map { $0.target != attempted } ?? false
-                && [.changedOnBox, .nameTaken, .targetGone].contains(failure)
+                && [.changedOnBox, .nameTaken, .targetGone, .targetRemovedHere].contains(failure)
             feed(id, .failed(aboutTheOldTarget ? .targetMoved : failure, now: now(), wallClock: Date()))
         case .vanished:
             machines.removeValue(forKey: id)

@@ -10,6 +10,9 @@ public enum UploaderEvent: Sendable, Equatable {
     case uploaded(entryID: Int64, item: BoxItem, target: UploadTarget, stagingPath: String, isFinal: Bool)
     /// `original` changed on Box (or its name was taken): the local content goes up as `copyName`.
     case conflict(entryID: Int64, original: UploadTarget, copyName: String)
+    /// The Box file `original` adds a version to is gone (deleted on Box): the local content goes up as a new file
+    /// at its name.
+    case recreated(entryID: Int64, original: UploadTarget)
     /// An upload landed as `item` at a target the entry no longer has (renamed over another file
     /// while it ran): `item` should be deleted from Box; the content goes to the new target next.
     case stray(entryID: Int64, item: BoxItem)

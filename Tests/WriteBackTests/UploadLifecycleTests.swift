@@ -129,7 +129,28 @@ final class UploadLifecycleTests: XCTestCase {
         let recreated = UploadTarget.newFile(parentID: "10", name: "report.pdf")
         XCTAssertEqual(
             machine.handle(.failed(.targetGone, now: 1, wallClock: wall)),
-            [.noteFailure(.targetGone, target: version), .saveTarget(recreated), .startUpload(recreated, generation: 1)])
+            [.noteFailure(.targetGone, target: version), .recreated(original: version), .saveTarget(recreated),
+             .startUpload(recreated, generation: 1)])
+    }
+
+    /// Defect (model seed 35064): an entry aimed at a file this mount removed as a leftover, whose retarget never
+    /// came, was tried for ever. After a few tries its content goes up as a new file at its name.
+    func testAVersionOfAFileRemovedHereAsALeftoverComesBackAsANewFileWhenNoRetargetComes() {
+        var machine = UploadLifecycle.recovered(target: version, generation: 1, settings: settings, now: 0)
+        _ = machine.handle(.tick(now: 0))
+        let recreated = UploadTarget.newFile(parentID: "10", name: "report.pdf")
+        var now = 0.0
+        for _ in 0..<UploadLifecycle.ownHolderTries {
+            let actions = machine.handle(.failed(.targetRemovedHere, now: now, wallClock: wall))
+            XCTAssertFalse(actions.contains(.saveTarget(recreated)), "its retarget is awaited first: \(actions)")
+            guard case .wake(let at) = actions.last else { return XCTFail("no timer in \(actions)") }
+            now = at
+            XCTAssertEqual(machine.handle(.tick(now: now)), [.startUpload(version, generation: 1)])
+        }
+        XCTAssertEqual(
+            machine.handle(.failed(.targetRemovedHere, now: now, wallClock: wall)),
+            [.noteFailure(.targetRemovedHere, target: version), .recreated(original: version), .saveTarget(recreated),
+             .startUpload(recreated, generation: 1)])
     }
 
     func testFullAccountParksWithoutATightLoopAndKeepsTheEntry() {

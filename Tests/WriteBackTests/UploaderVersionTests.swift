@@ -68,6 +68,8 @@ final class UploaderVersionTests: XCTestCase {
         let remote = try await fixture.remoteSHA1(item.id)
         XCTAssertEqual(remote, FileDigest.sha1(local).hex)
         XCTAssertTrue(events.contains(.failed(entryID: entry.id, failure: .targetGone)))
+        XCTAssertTrue(events.contains { if case .recreated(entry.id, _) = $0 { true } else { false } },
+                      "the core is told the content is a new file now: \(events)")
     }
 
     func testStatusShowsProgressAndDrainWaitsOrLeavesWorkJournaled() async throws {
