@@ -75,34 +75,40 @@ extension FileSystem {
         let item = visible(node.item)
         if let size {
             guard size >= 0 else { throw FSError(EINVAL, "negative size") }
-            let number = try await localNumber(for: item, handle: handle, empty: size == 0)
-            do {
+            try await changeLocalFile(of: item, handle: handle, empty: size == 0) { number throws(FSError) in
                 try await checkSpace(number, growingTo: size)
                 try await modify(number, modified: modified ?? Date(), explicitTime: modified != nil) { staging throws(FSError) in
                     try staging.truncate(to: size)
                     return .exactly(size)
                 }
-            } catch {
-                dropIfIdle(number)  // an unused copy (maybe emptied in advance) must not shadow Box's content
-                throw error
             }
         } else if let modified, !sameSecond(modified, item.contentModifiedAt) || hasEntry(item) {
             // Box keeps a file's mtime only as `content_modified_at` of a version: a new time on a
             // file with no pending upload costs a new version with the same content.
-            let number = try await localNumber(for: item, handle: handle, empty: item.size == 0)
-            do {
+            try await changeLocalFile(of: item, handle: handle, empty: item.size == 0) { number throws(FSError) in
                 try await modify(number, modified: modified, explicitTime: true) { _ throws(FSError) in .unchanged }
-            } catch {
-                dropIfIdle(number)
-                throw error
             }
         }
         return try attributes(inode)
     }
 
-    private func localNumber(for item: BoxItem, handle: UInt64?, empty: Bool) async throws(FSError) -> UInt64 {
-        if let handle, case .local(let number, _)? = handles.withLock({ $0.handle(handle) }) { return number }
-        return try await localCopy(of: item, empty: empty)
+    /// Runs `change` on the local file of `item`: the handle's own, or (a change by path) its local copy, held like
+    /// an open handle until `change` is done. Unheld, the copy of a file whose upload landed just then was dropped
+    /// before the change reached it (model seed 36075: a truncate by path answered EBADF). A copy left unused by a
+    /// failed change (maybe emptied in advance) is dropped, so it does not shadow Box's content.
+    private func changeLocalFile(
+        of item: BoxItem, handle: UInt64?, empty: Bool, _ change: (UInt64) async throws(FSError) -> Void
+    ) async throws(FSError) {
+        if let handle, case .local(let number, _)? = handles.withLock({ $0.handle(handle) }) {
+            return try await change(number)
+        }
+        for _ in 0..<3 {
+            let number = try await localCopy(of: item, empty: empty)
+            guard pin(number) else { continue }  // dropped meanwhile: made again
+            defer { unpin(number) }
+            return try await change(number)
+        }
+        throw FSError(EAGAIN, "\(item.name): its local copy keeps changing")
     }
 
     private func hasEntry(_ item: BoxItem) -> Bool {

@@ -235,9 +235,10 @@ extension FileSystem {
     }
 
     /// Keeps local file `number` as if a handle had it open, so nothing (an upload finishing, a close) drops it
-    /// until `unpin`.
-    func pin(_ number: UInt64) {
-        locals.withLock { files in files.update(number) { $0.handles += 1 } }
+    /// until `unpin`; false when the local file is gone (dropped since its number was taken).
+    @discardableResult
+    func pin(_ number: UInt64) -> Bool {
+        locals.withLock { files in files.update(number) { $0.handles += 1 } } != nil
     }
 
     func unpin(_ number: UInt64) {

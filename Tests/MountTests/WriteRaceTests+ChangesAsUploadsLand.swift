@@ -2,7 +2,8 @@ import BoxTestSupport
 import Foundation
 import XCTest
 
-/// Renames onto one name in a row while the first one's upload is still on the wire.
+/// Changes made while an upload of the same file lands, or just after Box refused it: renames onto one name in a
+/// row, a write after Box lost the file, a truncate by path.
 extension WriteRaceTests {
     /// Defect (model seed 35064): a new file renamed over a Box file while its first upload was on the wire, then
     /// another Box file renamed over the same name before that upload answered. The upload landed as a new file under
@@ -50,5 +51,33 @@ extension WriteRaceTests {
         XCTAssertEqual(try boxNames(in: ""), ["e"], "no conflicted copy")
         XCTAssertEqual(try api.entry(at: "e")?.id, back.id, "the file that came back takes the append")
         XCTAssertEqual(try succeed(["cat", mount.path("e")]), "v2\nv3\n")
+    }
+}
+
+extension WriteRaceTests {
+    /// Defect (model seed 36075): a truncate by path took the file's local copy, and that copy's upload landed and
+    /// dropped it (nobody had it open) before the truncate changed it: `EBADF`. Here the growing truncate's look at
+    /// the account's quota is held by Box while the shrinking truncate's upload lands.
+    func testATruncateByPathWhileTheFilesUploadLandsChangesTheFile() async throws {
+        let mount = try await startAndMount(texts: ["t": "start\n"], options: ["write_back_delay=1"])
+        let api = try self.api
+        let file = try XCTUnwrap(try api.entry(at: "t"))
+        try await Task.sleep(for: .seconds(11))  // the quota known since the mount is older than its 10 s
+        // truncate(2) by path, as the model does (GNU truncate opens the file and uses ftruncate).
+        let truncate = ["perl", "-e", "truncate($ARGV[0], $ARGV[1]) or die \"truncate: $!\\n\""]
+        try succeed(truncate + [mount.path("t"), "3"])
+        let quota = try api.addFault(["path_prefix": "/2.0/users/me", "method": "GET", "latency_ms": 2500, "count": 1])
+        let grown = try Shell.run(truncate + [mount.path("t"), "100"])
+        XCTAssertEqual(grown.status, 0, grown.stderr)
+        try await waitUntilUsed(fault: quota)
+        let log = try requests()
+        XCTAssertGreaterThanOrEqual(log.matching("POST", UploadPaths.newVersion(file.id)).succeeded.count, 1,
+                                    "the first truncate's upload landed while the second waited\n\(log.summary)")
+        try await waitUntilSettled(mount)
+        let expected = "(printf sta; head -c 97 /dev/zero)"
+        let sha1 = try Shell.bash("\(expected) | sha1sum").stdout.prefix(40)
+        try await waitForBox("t", sha1: String(sha1))
+        let same = try Shell.bash("\(expected) | cmp - \"$F\"", environment: ["F": mount.path("t")])
+        XCTAssertEqual(same.status, 0, same.stdout + same.stderr)
     }
 }
