@@ -102,13 +102,9 @@ extension FileSystem {
         if let handle, case .local(let number, _)? = handles.withLock({ $0.handle(handle) }) {
             return try await change(number)
         }
-        for _ in 0..<3 {
-            let number = try await localCopy(of: item, empty: empty)
-            guard pin(number) else { continue }  // dropped meanwhile: made again
-            defer { unpin(number) }
-            return try await change(number)
-        }
-        throw FSError(EAGAIN, "\(item.name): its local copy keeps changing")
+        let (number, _) = try await heldLocalCopy(of: item, empty: empty, writable: false)
+        defer { unpin(number) }
+        try await change(number)
     }
 
     private func hasEntry(_ item: BoxItem) -> Bool {

@@ -181,40 +181,47 @@ extension FileSystem {
         }
     }
 
-    /// A local copy of `item` with one more writer: the existing one, or a new one. A file waiting
-    /// for upload gets a new generation, so an upload already under way does not count as the last.
-    private func openForWriting(_ item: BoxItem, empty: Bool) async throws(FSError) -> UInt64 {
+    /// The local copy of `item` (the existing one, or a new one) with one more handle counted, and one more writer
+    /// when `writable`: made again when an upload landing dropped it before it was held. Answers its number and the
+    /// journal entry it had then.
+    func heldLocalCopy(of item: BoxItem, empty: Bool, writable: Bool) async throws(FSError) -> (UInt64, Int64?) {
         for _ in 0..<3 {
             let number = try await localCopy(of: item, empty: empty)
             let entryID: Int64?? = locals.withLock { files in
                 files.update(number) { file in
                     file.handles += 1
-                    file.writers += 1
+                    if writable { file.writers += 1 }
                     return file.entryID
                 }
             }
-            guard let entryID else { continue }  // dropped meanwhile: make it again
-            guard let entryID, let writeBack else { return number }
-            do {
-                if try await !writeBack.uploader.fileOpened(entryID) {
-                    // Uploaded meanwhile: Box has this content; the next change journals anew.
-                    locals.withLock { $0.forgetEntry(entryID, of: number) }
-                }
-                return number
-            } catch {
-                let writers = locals.withLock { files in
-                    files.update(number) { file in
-                        file.handles -= 1
-                        file.writers -= 1
-                        return file.writers
-                    }
-                }
-                // A release that raced this open left its close to us (it saw a writer): send it now.
-                if writers == 0 { _ = try? await writeBack.uploader.fileClosed(entryID, reopened: hasWriters(number)) }
-                throw FSError(error, context: "opening \(item.name)")
-            }
+            if let entryID { return (number, entryID) }  // else dropped meanwhile: made again
         }
         throw FSError(EAGAIN, "\(item.name): its local copy keeps changing")
+    }
+
+    /// A local copy of `item` with one more writer: the existing one, or a new one. A file waiting
+    /// for upload gets a new generation, so an upload already under way does not count as the last.
+    private func openForWriting(_ item: BoxItem, empty: Bool) async throws(FSError) -> UInt64 {
+        let (number, entryID) = try await heldLocalCopy(of: item, empty: empty, writable: true)
+        guard let entryID, let writeBack else { return number }
+        do {
+            if try await !writeBack.uploader.fileOpened(entryID) {
+                // Uploaded meanwhile: Box has this content; the next change journals anew.
+                locals.withLock { $0.forgetEntry(entryID, of: number) }
+            }
+            return number
+        } catch {
+            let writers = locals.withLock { files in
+                files.update(number) { file in
+                    file.handles -= 1
+                    file.writers -= 1
+                    return file.writers
+                }
+            }
+            // A release that raced this open left its close to us (it saw a writer): send it now.
+            if writers == 0 { _ = try? await writeBack.uploader.fileClosed(entryID, reopened: hasWriters(number)) }
+            throw FSError(error, context: "opening \(item.name)")
+        }
     }
 
     /// Forgets a local file nobody has open once Box has its content (or it was deleted).
@@ -235,10 +242,9 @@ extension FileSystem {
     }
 
     /// Keeps local file `number` as if a handle had it open, so nothing (an upload finishing, a close) drops it
-    /// until `unpin`; false when the local file is gone (dropped since its number was taken).
-    @discardableResult
-    func pin(_ number: UInt64) -> Bool {
-        locals.withLock { files in files.update(number) { $0.handles += 1 } } != nil
+    /// until `unpin`.
+    func pin(_ number: UInt64) {
+        locals.withLock { files in files.update(number) { $0.handles += 1 } }
     }
 
     func unpin(_ number: UInt64) {
