@@ -140,8 +140,9 @@ public final class BlockStore: Sendable {
                 guard fits > 0 else { return index * blockSize..<range.upperBound }
                 high = min(high, index + fits - 1)
             }
-            start(index * blockSize..<min(file.size, (high + 1) * blockSize), of: file)
-            index = high + 1
+            let started = start(index * blockSize..<min(file.size, (high + 1) * blockSize), of: file)
+            // Cut short where another reader's fetch took over: the blocks after it are looked at again.
+            index = max(index + 1, min(high + 1, (started.range.upperBound + blockSize - 1) / blockSize))
         }
         return nil
     }
@@ -278,26 +279,64 @@ public final class BlockStore: Sendable {
 
     /// Starts one range fetch and registers its blocks as in flight. Checking and registering happen
     /// under one lock, so two readers that miss the same block at once share a fetch: if the range's
-    /// first block is already in flight, that fetch is returned instead.
+    /// first block is already in flight, that fetch is returned instead, and the range is cut before
+    /// the first later block another reader's fetch brings (or brought) meanwhile. The caller looked
+    /// block by block without the lock; a run registered whole overwrote a fetch started since for a
+    /// block inside it, and that block was fetched twice.
     @discardableResult
     private func start(_ range: Range<Int64>, of file: RemoteFile) -> RangeFetch {
-        let firstKey = MemoryBlocks.Key(fileID: file.id, version: file.version, index: range.lowerBound / blockSize)
-        if let existing = state.withLock({ $0.inFlight[firstKey] }) { return existing }
-        let streams = if case .stream = source { true } else { false }
-        let fetch = RangeFetch(range: range, blockSize: blockSize, pool: streams ? pool : nil) {
-            [weak self] fetch, index, data, _ in
-            self?.arrived(index, data, of: file, from: fetch)
-        }
-        let (chosen, isNew) = state.withLock { state -> (RangeFetch, Bool) in
-            if let existing = state.inFlight[firstKey] { return (existing, false) }
-            for index in fetch.blockIndexes {
-                state.inFlight[MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)] = fetch
+        var wanted = range
+        while true {
+            let free: Range<Int64>
+            switch state.withLock({ claim(wanted, of: file, in: $0) }) {
+            case .existing(let fetch): return fetch
+            case .free(let range): free = range
             }
-            state.inFlightBytes += Int(range.count)
-            return (fetch, true)
+            let streams = if case .stream = source { true } else { false }
+            let fetch = RangeFetch(range: free, blockSize: blockSize, pool: streams ? pool : nil) {
+                [weak self] fetch, index, data, _ in
+                self?.arrived(index, data, of: file, from: fetch)
+            }
+            // The buffer was taken outside the lock: what changed meanwhile is looked at again.
+            let outcome = state.withLock { state -> Claim? in
+                let now = claim(free, of: file, in: state)
+                guard case .free(let still) = now, still == free else { return now }
+                for index in fetch.blockIndexes {
+                    state.inFlight[MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)] = fetch
+                }
+                state.inFlightBytes += Int(free.count)
+                return nil
+            }
+            switch outcome {
+            case nil:
+                run(fetch, of: file)
+                return fetch
+            case .existing(let other): return other
+            case .free(let shorter): wanted = shorter
+            }
         }
-        if isNew { run(fetch, of: file) }
-        return chosen
+    }
+
+    private enum Claim {
+        /// The range's first block is in flight already, in this fetch.
+        case existing(RangeFetch)
+        /// The leading part of the range that no fetch brings and memory does not hold (from its first block,
+        /// which is never cut: a reader waiting for it gets a fetch).
+        case free(Range<Int64>)
+    }
+
+    private func claim(_ range: Range<Int64>, of file: RemoteFile, in state: State) -> Claim {
+        let key = { MemoryBlocks.Key(fileID: file.id, version: file.version, index: $0) }
+        let first = range.lowerBound / blockSize
+        if let existing = state.inFlight[key(first)] { return .existing(existing) }
+        var index = first + 1
+        while index * blockSize < range.upperBound {
+            if state.inFlight[key(index)] != nil || state.memory.contains(key(index)) {
+                return .free(range.lowerBound..<index * blockSize)
+            }
+            index += 1
+        }
+        return .free(range)
     }
 
     private func run(_ fetch: RangeFetch, of file: RemoteFile) {
