@@ -40,6 +40,11 @@ extension Uploader {
                     "conflict: \"\(original.name)\" changed on Box; the local content goes up as \"\(copyName)\"")
                 emit(.conflict(entryID: id, original: original, copyName: copyName))
             case .recreated(let original):
+                // Logged here rather than with the failure: a leftover's 404 is retried a few times before it
+                // comes to this, and a deletion on Box comes to it at once.
+                logger.warning(
+                    "upload of \"\(original.name)\": the Box file it was to update is gone; the local content goes up as a new file",
+                    metadata: ["file": "\(original.fileID ?? "")"])
                 emit(.recreated(entryID: id, original: original))
             case .stray(let item):
                 logger.info("an upload landed at a name since replaced; removing it", metadata: ["file": "\(item.id)"])
@@ -63,8 +68,10 @@ extension Uploader {
         switch failure {
         case .transient, .contentChanged, .targetMoved, .targetRemovedHere, .nameHeldByOwnFile, .nameHeldByPendingUpload:
             logger.info("upload of \"\(name)\" will be retried: \(failure.summary)")
-        case .changedOnBox, .nameTaken, .targetGone:
+        case .changedOnBox, .nameTaken:
             logger.warning("upload of \"\(name)\": \(failure.summary); the local content goes up as a new file")
+        case .targetGone:
+            logger.info("upload of \"\(name)\": \(failure.summary)")  // what follows is logged with `.recreated`
         default:
             logger.error("upload of \"\(name)\" cannot proceed: \(failure.summary)")
         }
