@@ -32,6 +32,14 @@ public struct LoggedRequest: Codable, Sendable, Equatable {
         case bytesSent = "bytes_sent", asUser = "as_user", userID = "user_id", boxAPI = "boxapi"
     }
 
+    /// The bytes the Range header asked for (`bytes=a-b`, both included), or nil without one of that form.
+    public var byteRange: Range<Int64>? {
+        guard let text = range, text.hasPrefix("bytes=") else { return nil }
+        let bounds = text.dropFirst("bytes=".count).split(separator: "-").compactMap { Int64($0) }
+        guard bounds.count == 2 else { return nil }
+        return bounds[0]..<(bounds[1] + 1)
+    }
+
     /// Parses a JSON-lines log; blank lines are skipped.
     public static func parseLog(_ data: Data) throws -> [LoggedRequest] {
         let decoder = JSONDecoder()

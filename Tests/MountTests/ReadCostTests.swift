@@ -112,12 +112,10 @@ final class ReadCostTests: MountTestCase {
 
     /// The downloads after `mark` whose ranges overlap an earlier one of the same file, with what was sent.
     func askedTwice(after mark: Int, in sim: BoxSimProcess) throws -> [String] {
-        var seen: [String: [ClosedRange<Int64>]] = [:]
+        var seen: [String: [Range<Int64>]] = [:]
         var twice: [String] = []
         for request in try sim.requestLog().after(mark) where request.path.hasPrefix("/dl/") {
-            let bounds = (request.range ?? "").dropFirst("bytes=".count).split(separator: "-").compactMap { Int64($0) }
-            guard bounds.count == 2 else { continue }
-            let range = bounds[0]...bounds[1]
+            guard let range = request.byteRange else { continue }
             if seen[request.path, default: []].contains(where: { $0.overlaps(range) }) {
                 twice.append("\(request.path) \(request.range ?? "") status \(request.status) sent \(request.bytesSent) \(request.fault ?? "")")
             }

@@ -123,7 +123,7 @@ final class FakeBox: Sendable {
                     done.leave()
                 }.start()
             }
-            done.wait()
+            await withCheckedContinuation { finished in done.notify(queue: .global()) { finished.resume() } }
             for index in 0..<Int64(64) {  // every fetch started has been asked for and has ended
                 let block = try await store.block(index, of: remote)
                 #expect(block == box.content.subdata(in: Int(index << 12)..<Int((index + 1) << 12)))
