@@ -60,6 +60,11 @@ struct MountDaemon {
         follower?.start()
         let status = await serve(mount)
         logger.info("unmounted \(mountpoint)")
+        if await !mount.waitForRequestsInFlight(upTo: .seconds(5)) {
+            logger.warning("requests read before the unmount are still being served; not waiting for them")
+        }
+        let leftOpen = await filesystem.closeHandlesLeftOpen()
+        if leftOpen > 0 { logger.notice("\(leftOpen) file(s) open for writing had no close when the mount ended; what they hold is sent") }
         await follower?.stop()
         SystemdNotify.send("STOPPING=1\nSTATUS=sending pending uploads")
         stateLock?.say("finishing")

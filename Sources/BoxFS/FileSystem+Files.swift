@@ -163,6 +163,17 @@ extension FileSystem {
         dropIfIdle(number)
     }
 
+    /// The kernel session ended (unmount, SIGTERM): no RELEASE comes any more, so every handle still open counts
+    /// as closed now, and what its file holds goes up with the rest. The kernel drops the RELEASEs it queued but
+    /// the daemon had not read when it ends the connection (a `cp` closed just before SIGTERM stayed "open" and
+    /// waited for the next mount), and a file still open at SIGTERM is cut off: its writer's next write fails.
+    /// Returns how many handles were open for writing.
+    public func closeHandlesLeftOpen() async -> Int {
+        let open = handles.withLock { $0.all }
+        for number in open.keys.sorted() { await releaseFile(handle: number) }
+        return open.values.filter { if case .local(_, true) = $0 { true } else { false } }.count
+    }
+
     /// Whether local file `number` has a writer now: asked by the uploader when a close reaches it,
     /// since a release and the next open race to it (RELEASE is asynchronous to close(2)).
     func hasWriters(_ number: UInt64) -> @Sendable () -> Bool {

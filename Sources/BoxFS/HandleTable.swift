@@ -39,6 +39,9 @@ struct HandleTable {
 
     func handle(_ number: UInt64) -> OpenHandle? { handles[number] }
 
+    /// Every open handle, by number.
+    var all: [UInt64: OpenHandle] { handles }
+
     @discardableResult
     mutating func close(_ number: UInt64) -> OpenHandle? { handles.removeValue(forKey: number) }
 

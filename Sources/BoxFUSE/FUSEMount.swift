@@ -2,6 +2,7 @@ import BoxFS
 import CFuse
 import Foundation
 import Logging
+import Synchronization
 
 /// One libfuse session: create, mount, serve until unmounted, clean up.
 ///
@@ -19,6 +20,8 @@ public final class FUSEMount: @unchecked Sendable {
     private let dispatcher: Unmanaged<FUSEDispatcher>
     private let arguments: [UnsafeMutablePointer<CChar>?]
     private let notifier: KernelNotifier
+    /// The thread in `run()`'s loop while it runs (see `wakeLoop`).
+    private let loopThread = Mutex<pthread_t?>(nil)
     public let mountpoint: String
 
     /// - Parameter options: kernel mount options (`ro`, `allow_other`, `fsname=...`, ...).
@@ -90,17 +93,41 @@ public final class FUSEMount: @unchecked Sendable {
 
     /// Serves requests until the filesystem is unmounted. Returns libfuse's result (0 when clean).
     public func run() -> Int32 {
+        // The thread inherits its creator's mask, and Dispatch's threads block signals.
+        var wake = sigset_t()
+        sigemptyset(&wake)
+        sigaddset(&wake, Self.wakeSignal)
+        pthread_sigmask(SIG_UNBLOCK, &wake, nil)
+        loopThread.withLock { $0 = pthread_self() }
         let result = fuse_session_loop(session)
+        // Under the lock `wakeLoop` signals under: no signal reaches this thread once it has left the loop.
+        loopThread.withLock { $0 = nil }
         notifier.close()
         fuse_session_unmount(session)
         return result
+    }
+
+    /// After `run()` returned: waits, up to `timeout`, until the tasks serving requests read before the session
+    /// ended have finished (a write, a release); returns whether they all did.
+    public func waitForRequestsInFlight(upTo timeout: Duration) async -> Bool {
+        let interrupts = dispatcher.takeUnretainedValue().interrupts
+        let deadline = ContinuousClock.now + timeout
+        while !interrupts.isIdle {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
     }
 
     /// Ends the session from another thread (a signal): detaches the mount, which makes the kernel
     /// end the connection once nothing is using it, and `run()` returns.
     public func requestUnmount() {
         fuse_session_exit(session)
-        guard !mountpoint.hasPrefix("/dev/fd/") else { return }
+        if !mountpoint.hasPrefix("/dev/fd/") { detach() }
+        wakeLoop()
+    }
+
+    private func detach() {
         if geteuid() == 0 {
             _ = umount2(mountpoint, Int32(MNT_DETACH))
         } else {
@@ -111,4 +138,27 @@ public final class FUSEMount: @unchecked Sendable {
             if posix_spawnp(&pid, "fusermount3", nil, nil, argv, environ) == 0 { waitpid(pid, nil, 0) }
         }
     }
+
+    /// Interrupts the loop's read of /dev/fuse until `run()` has returned. A file still open on the detached
+    /// mount keeps the connection, and the loop would wait in that read for the file's next request (SIGTERM
+    /// left the daemon running until the file was closed). A signal whose handler does not restart the read
+    /// makes it fail with EINTR; libfuse then sees the session has ended. Sent again every 50 ms: one that
+    /// arrives just before the read starts is lost.
+    private func wakeLoop() {
+        Self.installWakeHandler
+        Thread.detachNewThread { [self] in
+            while loopThread.withLock({ loop in loop.map { pthread_kill($0, Self.wakeSignal) } != nil }) {
+                usleep(50_000)
+            }
+        }
+    }
+
+    private static let wakeSignal = SIGUSR2
+    private static let installWakeHandler: Void = {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0  // no SA_RESTART
+        sigaction(wakeSignal, &action, nil)
+    }()
 }

@@ -51,6 +51,9 @@ final class InterruptRegistry: Sendable {
         }
     }
 
+    /// Whether every request handed to a task has been answered.
+    var isIdle: Bool { entries.withLock { $0.byID.isEmpty } }
+
     func finish(_ id: UInt) {
         entries.withLock { _ = $0.byID.removeValue(forKey: id) }
     }

@@ -60,4 +60,32 @@ final class ShutdownTests: WriteTestCase {
         XCTAssertFalse(log.contains("still pending"), log)
         XCTAssertFalse(MountFixture.isMounted(path), "SIGTERM unmounts")
     }
+
+    /// A file still open for writing at SIGTERM: what it holds goes up before the daemon exits, and its writer's next
+    /// write fails (the connection is gone) rather than vanishing. The same end of the session covers a file closed
+    /// just before the signal: the kernel drops a RELEASE it queued but the daemon had not read yet, and the file
+    /// stayed open in the daemon's eyes, pending until the next mount.
+    func testAFileStillOpenAtSIGTERMIsSentBeforeTheDaemonExits() async throws {
+        let logFile = try makeTemporaryDirectory("log").appendingPathComponent("boxfs.log")
+        let mount = try await startAndMount(options: ["write_back_delay=60", "upload_wait=30",
+                                                      "log_file=\(logFile.path)"])
+        let descriptor = open(mount.path("held.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        XCTAssertGreaterThanOrEqual(descriptor, 0, String(cString: strerror(errno)))
+        defer { close(descriptor) }
+        func put(_ text: String) -> Int {
+            text.utf8CString.withUnsafeBufferPointer { Glibc.write(descriptor, $0.baseAddress, text.utf8.count) }
+        }
+        XCTAssertEqual(put("written before the signal\n"), 26, String(cString: strerror(errno)))
+
+        let path = mount.mountpoint.path
+        for pid in MountFixture.daemonPIDs(for: path) { kill(pid, SIGTERM) }
+        try await Poll.until("the daemon to exit after SIGTERM", timeout: 40) {
+            MountFixture.daemonPIDs(for: path).isEmpty ? true : nil
+        }
+        let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+        XCTAssertEqual(try api.entry(at: "held.txt")?.sha1, try sha1(of: "written before the signal\n"), log)
+        XCTAssertFalse(log.contains("still pending"), log)
+        XCTAssertTrue(log.contains("1 file(s) open for writing had no close when the mount ended"), log)
+        XCTAssertEqual(put("too late\n"), -1, "a write after the daemon is gone fails")
+    }
 }
