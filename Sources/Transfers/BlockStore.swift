@@ -18,8 +18,8 @@ import Synchronization
 /// readers' read-ahead, 24 MiB each, overflowed 64 MiB of memory: unread blocks were evicted, and those the
 /// disk writer, far behind, had not stored were fetched again, 18–27 % of the bytes.) What a reader cannot
 /// read ahead now it asks for at its next read (`FileReader`); what it needs now is always fetched.
-/// Lock order: `state` before a `RangeFetch`'s lock; the disk cache has its own lock and is never
-/// called under `state`.
+/// Lock order: `state` before a `RangeFetch`'s lock and before the disk writer's queue (`DiskWriter.queued`);
+/// the disk cache has its own lock and is never called under `state`.
 public final class BlockStore: Sendable {
     public let blockSize: Int64
     let disk: BlockCache?
@@ -52,6 +52,8 @@ public final class BlockStore: Sendable {
         var verified: Set<FileVersion> = []
         /// Bytes of blocks in flight (not arrived yet), counted against `aheadBudget` with unread memory.
         var inFlightBytes = 0
+        /// When each file's latest block arrived: a claim made after a look at the disk checks nothing arrived since.
+        var arrivals = ArrivalTimes()
     }
 
     /// Bytes that read-ahead may keep in flight or fetched-but-unread, across all readers: three quarters
@@ -60,6 +62,9 @@ public final class BlockStore: Sendable {
     let aheadBudget: Int
 
     static let maximumVerifiedInMemory = 4096
+    /// Looks a reader or read-ahead takes at a block before it fetches it whatever else arrived meanwhile (see
+    /// `claim`): a file whose blocks keep arriving would otherwise keep it looking.
+    static let maximumLooks = 16
 
     struct FileVersion: Hashable {
         var id: String
@@ -127,9 +132,11 @@ public final class BlockStore: Sendable {
         guard first <= last else { return nil }
         // Each run of missing blocks is one request; blocks already here or in flight are never asked again.
         var index = first
+        var looks = 0
         while index <= last {
+            let time = state.withLock { $0.arrivals.clock }
             guard !isAvailable(index, of: file) else {
-                index += 1
+                (index, looks) = (index + 1, 0)
                 continue
             }
             var high = index
@@ -140,7 +147,13 @@ public final class BlockStore: Sendable {
                 guard fits > 0 else { return index * blockSize..<range.upperBound }
                 high = min(high, index + fits - 1)
             }
-            let started = start(index * blockSize..<min(file.size, (high + 1) * blockSize), of: file)
+            // After a few looks at a file whose blocks keep arriving, the arrivals are not asked about (a block on
+            // disk since this look is then fetched again).
+            looks += 1
+            let started = start(index * blockSize..<min(file.size, (high + 1) * blockSize), of: file,
+                                lookedAt: looks > Self.maximumLooks ? .max : time)
+            guard let started else { continue }  // looked at again
+            looks = 0
             // Cut short where another reader's fetch took over: the blocks after it are looked at again.
             index = max(index + 1, min(high + 1, (started.range.upperBound + blockSize - 1) / blockSize))
         }
@@ -157,25 +170,29 @@ public final class BlockStore: Sendable {
     /// bytes: once its readers took all of it, the block may leave memory first (see `MemoryBlocks.consume`).
     public func block(_ index: Int64, of file: RemoteFile, taking bytes: Int = .max) async throws -> Data {
         let key = MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)
-        let held = state.withLock { state -> (Data?, RangeFetch?) in (state.memory.consume(key, bytes: bytes), state.inFlight[key]) }
-        if let data = held.0 { return data }
-        if let fetch = held.1 { return try await read(index, from: fetch, key: key, taking: bytes) }
-        // Waiting for the disk writer, or on disk.
-        if let data = writer?.queued(fileID: file.id, version: file.version, block: index)
-            ?? disk?.read(fileID: file.id, version: file.version, block: Int(index))
-        {
-            state.withLock { state in
-                state.memory.put(key, data)
-                _ = state.memory.consume(key, bytes: bytes)
-            }
-            return data
-        }
-        // Another reader's fetch may have brought the block (or started) while the disk was read.
-        let again = state.withLock { state -> (Data?, RangeFetch?) in (state.memory.consume(key, bytes: bytes), state.inFlight[key]) }
-        if let data = again.0 { return data }
-        if let fetch = again.1 { return try await read(index, from: fetch, key: key, taking: bytes) }
         let range = index * blockSize..<min(file.size, (index + 1) * blockSize)
-        return try await read(index, from: start(range, of: file), key: key, taking: bytes)
+        var looks = 0
+        while true {
+            looks += 1
+            let held = state.withLock { state -> (Data?, RangeFetch?, UInt64) in
+                (state.memory.consume(key, bytes: bytes), state.inFlight[key], state.arrivals.clock)
+            }
+            if let data = held.0 { return data }
+            if let fetch = held.1 { return try await read(index, from: fetch, key: key, taking: bytes) }
+            // Waiting for the disk writer, or on disk.
+            if let data = writer?.queued(fileID: file.id, version: file.version, block: index)
+                ?? disk?.read(fileID: file.id, version: file.version, block: Int(index))
+            {
+                state.withLock { state in
+                    state.memory.put(key, data)
+                    _ = state.memory.consume(key, bytes: bytes)
+                }
+                return data
+            }
+            // Nil: another reader's fetch may have brought the block since it was looked for; looked for again.
+            let time = looks > Self.maximumLooks ? .max : held.2
+            if let fetch = start(range, of: file, lookedAt: time) { return try await read(index, from: fetch, key: key, taking: bytes) }
+        }
     }
 
     /// A block from its fetch. Arrived blocks go to memory as unread; what the reader took counts once it
@@ -283,13 +300,16 @@ public final class BlockStore: Sendable {
     /// the first later block another reader's fetch brings (or brought) meanwhile. The caller looked
     /// block by block without the lock; a run registered whole overwrote a fetch started since for a
     /// block inside it, and that block was fetched twice.
+    /// Returns nil when the caller must look again: the range's first block is in memory or queued for the disk
+    /// by then, or a block of the file arrived after `time` (the arrival clock when the caller looked).
     @discardableResult
-    private func start(_ range: Range<Int64>, of file: RemoteFile) -> RangeFetch {
+    private func start(_ range: Range<Int64>, of file: RemoteFile, lookedAt time: UInt64) -> RangeFetch? {
         var wanted = range
         while true {
             let free: Range<Int64>
-            switch state.withLock({ claim(wanted, of: file, in: $0) }) {
+            switch state.withLock({ claim(wanted, of: file, lookedAt: time, in: $0) }) {
             case .existing(let fetch): return fetch
+            case .lookAgain: return nil
             case .free(let range): free = range
             }
             let streams = if case .stream = source { true } else { false }
@@ -299,7 +319,7 @@ public final class BlockStore: Sendable {
             }
             // The buffer was taken outside the lock: what changed meanwhile is looked at again.
             let outcome = state.withLock { state -> Claim? in
-                let now = claim(free, of: file, in: state)
+                let now = claim(free, of: file, lookedAt: time, in: state)
                 guard case .free(let still) = now, still == free else { return now }
                 for index in fetch.blockIndexes {
                     state.inFlight[MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)] = fetch
@@ -312,6 +332,7 @@ public final class BlockStore: Sendable {
                 run(fetch, of: file)
                 return fetch
             case .existing(let other): return other
+            case .lookAgain: return nil
             case .free(let shorter): wanted = shorter
             }
         }
@@ -320,18 +341,27 @@ public final class BlockStore: Sendable {
     private enum Claim {
         /// The range's first block is in flight already, in this fetch.
         case existing(RangeFetch)
+        /// The range's first block is in memory or queued for the disk, or a block of the file arrived since the
+        /// caller looked (it may be on disk now): the caller looks again. (A block is queued for the disk before
+        /// it leaves the in-flight table and leaves the queue once on disk, so under the lock a block fetched
+        /// since the caller's look is always found, or its arrival is.)
+        case lookAgain
         /// The leading part of the range that no fetch brings and memory does not hold (from its first block,
         /// which is never cut: a reader waiting for it gets a fetch).
         case free(Range<Int64>)
     }
 
-    private func claim(_ range: Range<Int64>, of file: RemoteFile, in state: State) -> Claim {
+    private func claim(_ range: Range<Int64>, of file: RemoteFile, lookedAt time: UInt64, in state: State) -> Claim {
         let key = { MemoryBlocks.Key(fileID: file.id, version: file.version, index: $0) }
+        let queued = { self.writer?.queued(fileID: file.id, version: file.version, block: $0) != nil }
         let first = range.lowerBound / blockSize
         if let existing = state.inFlight[key(first)] { return .existing(existing) }
+        if state.memory.contains(key(first)) || queued(first) || state.arrivals.arrived(FileVersion(file), since: time) {
+            return .lookAgain
+        }
         var index = first + 1
         while index * blockSize < range.upperBound {
-            if state.inFlight[key(index)] != nil || state.memory.contains(key(index)) {
+            if state.inFlight[key(index)] != nil || state.memory.contains(key(index)) || queued(index) {
                 return .free(range.lowerBound..<index * blockSize)
             }
             index += 1
@@ -391,6 +421,13 @@ public final class BlockStore: Sendable {
     /// A block of a fetch is complete: it moves from in flight to memory, and to the disk cache.
     private func arrived(_ index: Int64, _ data: Data, of file: RemoteFile, from fetch: RangeFetch) {
         let key = MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)
+        // A fetched block is unverified: so is its version now, also on disk before the block's write lands
+        // (which would clear the marker too, but only if there is room for it).
+        disk?.unmarkVerified(fileID: file.id, version: file.version)
+        // Queued for the disk before it leaves the in-flight table: a reader that misses it in memory (taken
+        // and evicted at once) then finds it queued. Queued after, it was in neither for a moment, and a read
+        // ahead that looked then fetched it again.
+        writer?.write([(index: index, data: data)], of: file)
         state.withLock { state in
             // Unread even if a reader waited: it marks the block read once it has read it to the end. A reader
             // that took it from the fetch first put it already, with what it took (see `read(_:from:key:taking:)`).
@@ -398,11 +435,8 @@ public final class BlockStore: Sendable {
             state.inFlightBytes -= data.count
             if state.inFlight[key] === fetch { state.inFlight[key] = nil }
             state.verified.remove(FileVersion(file))
+            state.arrivals.record(FileVersion(file))
         }
-        // A fetched block is unverified: so is its version now, also on disk before the block's write lands
-        // (which would clear the marker too, but only if there is room for it).
-        disk?.unmarkVerified(fileID: file.id, version: file.version)
-        writer?.write([(index: index, data: data)], of: file)
     }
 
     /// After a fetch ended: blocks it never brought are no longer in flight (a later read fetches them).

@@ -27,7 +27,8 @@ final class DiskWriter: Sendable {
     let hardLimit: Int
     private let queues = (0..<2).map { DispatchQueue(label: "boxfs.blockcache.writer.\($0)", qos: .utility) }
     private let state = Mutex((pending: 0, waiters: [CheckedContinuation<Void, Never>]()))
-    /// The blocks waiting to be written, by file, version and index (never locked together with `state`).
+    /// The blocks waiting to be written, by file, version and index (never locked together with `state`; read under
+    /// `BlockStore`'s lock, which is taken first).
     private let waiting = Mutex<[MemoryBlocks.Key: Data]>([:])
     private let logger: Logger
 

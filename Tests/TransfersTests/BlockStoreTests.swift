@@ -107,8 +107,19 @@ final class FakeBox: Sendable {
     /// was registered, a fetch started meanwhile by another reader for blocks inside the run was overwritten
     /// and those blocks fetched twice: 2 MiB more than read, once, for 8 parallel `sha1sum`s on a mount.)
     @Test func overlappingPrefetchesAtOnceFetchNoBlockTwice() async throws {
-        for round in 0..<200 {
-            let box = FakeBox(size: 64 << 12, delay: .milliseconds(2))
+        try await prefetchOverlappingRunsAtOnce(rounds: 200, delay: .milliseconds(2))
+    }
+
+    /// Fetches that end as soon as they start: a block arrives between a read-ahead's look at it and its claim.
+    /// (The claim took a block that had just moved from in flight to memory for missing, and fetched it again.)
+    @Test func prefetchesRacingFetchesThatEndAtOnceFetchNoBlockTwice() async throws {
+        try await prefetchOverlappingRunsAtOnce(rounds: 300, delay: .zero)
+    }
+
+    /// 16 threads prefetch overlapping runs of one file of 64 blocks, `rounds` times; no two requests may overlap.
+    func prefetchOverlappingRunsAtOnce(rounds: Int, delay: Duration) async throws {
+        for round in 0..<rounds {
+            let box = FakeBox(size: 64 << 12, delay: delay)
             let store = BlockStore(disk: nil, blockSize: 1 << 12, memoryCapacity: 16 << 20, logger: logger, fetch: box.fetcher)
             let remote = file(box)
             // Threads of their own, more than the cores: the system switches between them at any point.
