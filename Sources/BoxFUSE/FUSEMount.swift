@@ -20,6 +20,8 @@ public final class FUSEMount: @unchecked Sendable {
     private let dispatcher: Unmanaged<FUSEDispatcher>
     private let arguments: [UnsafeMutablePointer<CChar>?]
     private let notifier: KernelNotifier
+    /// Whether `requestUnmount()` detached the mount (see `run()`).
+    private let detached = Atomic<Bool>(false)
     /// The thread in `run()`'s loop while it runs (see `wakeLoop`).
     private let loopThread = Mutex<pthread_t?>(nil)
     public let mountpoint: String
@@ -103,7 +105,16 @@ public final class FUSEMount: @unchecked Sendable {
         // Under the lock `wakeLoop` signals under: no signal reaches this thread once it has left the loop.
         loopThread.withLock { $0 = nil }
         notifier.close()
-        fuse_session_unmount(session)
+        if detached.load(ordering: .acquiring) {
+            // Detached already: libfuse's unmount then fails and says so on stderr ("failed to unmount ...:
+            // Invalid argument", with a file still open); what is wanted of it is the connection's end.
+            let capture = StderrCapture()
+            fuse_session_unmount(session)
+            let said = capture.finish(replay: false).split(separator: "\n").filter { !$0.contains("failed to unmount") }
+            if !said.isEmpty { FileHandle.standardError.write(Data((said.joined(separator: "\n") + "\n").utf8)) }
+        } else {
+            fuse_session_unmount(session)
+        }
         return result
     }
 
@@ -123,7 +134,10 @@ public final class FUSEMount: @unchecked Sendable {
     /// end the connection once nothing is using it, and `run()` returns.
     public func requestUnmount() {
         fuse_session_exit(session)
-        if !mountpoint.hasPrefix("/dev/fd/") { detach() }
+        if !mountpoint.hasPrefix("/dev/fd/") {
+            detach()
+            detached.store(true, ordering: .releasing)
+        }
         wakeLoop()
     }
 

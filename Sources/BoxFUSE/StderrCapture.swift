@@ -2,8 +2,8 @@ import Foundation
 
 /// Points file descriptor 2 at an anonymous temp file for a moment (the kernel mount, whose helper
 /// fusermount3 writes its reasons there), then puts the real stderr back and returns what was said.
-/// Only used before the mount serves anything, so nothing else of interest writes to stderr meanwhile;
-/// whatever was written is replayed to the real stderr on success.
+/// Used before the mount serves anything and after it stopped, so little else writes to stderr meanwhile;
+/// the caller replays what was written that it did not expect.
 struct StderrCapture {
     private let saved: Int32
     private let file: Int32
