@@ -59,10 +59,10 @@ struct MountDaemon {
         let adoptedRuns = adopted.map { journal in Task { await journal.run() } }
         follower?.start()
         let status = await serve(mount)
-        logger.info("unmounted \(mountpoint)")
-        if await !mount.waitForRequestsInFlight(upTo: .seconds(5)) {
-            logger.warning("requests read before the unmount are still being served; not waiting for them")
+        if await !mount.finish(waitingUpTo: .seconds(5)) {
+            logger.warning("requests read before the unmount were still being served after 7 s; not waiting for them")
         }
+        logger.info("unmounted \(mountpoint)")
         let leftOpen = await filesystem.closeHandlesLeftOpen()
         if leftOpen > 0 { logger.notice("\(leftOpen) file(s) open for writing had no close when the mount ended; what they hold is sent") }
         await follower?.stop()

@@ -20,8 +20,8 @@ public final class FUSEMount: @unchecked Sendable {
     private let dispatcher: Unmanaged<FUSEDispatcher>
     private let arguments: [UnsafeMutablePointer<CChar>?]
     private let notifier: KernelNotifier
-    /// Whether `requestUnmount()` detached the mount (see `run()`).
-    private let detached = Atomic<Bool>(false)
+    /// Whether `requestUnmount()` detaches the mount (see `finish`).
+    private let unmountRequested = Atomic<Bool>(false)
     /// The thread in `run()`'s loop while it runs (see `wakeLoop`).
     private let loopThread = Mutex<pthread_t?>(nil)
     public let mountpoint: String
@@ -93,7 +93,8 @@ public final class FUSEMount: @unchecked Sendable {
         return ""
     }
 
-    /// Serves requests until the filesystem is unmounted. Returns libfuse's result (0 when clean).
+    /// Serves requests until the filesystem is unmounted. Returns libfuse's result (0 when clean). Then call
+    /// `finish(waitingUpTo:)`: tasks may still be serving requests read before the end.
     public func run() -> Int32 {
         // The thread inherits its creator's mask, and Dispatch's threads block signals.
         var wake = sigset_t()
@@ -104,8 +105,23 @@ public final class FUSEMount: @unchecked Sendable {
         let result = fuse_session_loop(session)
         // Under the lock `wakeLoop` signals under: no signal reaches this thread once it has left the loop.
         loopThread.withLock { $0 = nil }
+        return result
+    }
+
+    /// After `run()` returned: lets the tasks serving requests read before the end answer them (a write, a
+    /// release), waiting up to `timeout`, then cancels those left and waits up to 2 s more; then ends the
+    /// connection (a writer still holding a file gets `ECONNABORTED`). Their answers need the connection: closed
+    /// first, a late answer went to a closed descriptor, whose number another thread may have opened again.
+    /// Returns whether every request was answered.
+    public func finish(waitingUpTo timeout: Duration) async -> Bool {
+        let interrupts = dispatcher.takeUnretainedValue().interrupts
+        var answered = await interrupts.waitUntilIdle(upTo: timeout)
+        if !answered {
+            interrupts.cancelAll()
+            answered = await interrupts.waitUntilIdle(upTo: .seconds(2))
+        }
         notifier.close()
-        if detached.load(ordering: .acquiring) {
+        if unmountRequested.load(ordering: .acquiring) {
             // Detached already: libfuse's unmount then fails and says so on stderr ("failed to unmount ...:
             // Invalid argument", with a file still open); what is wanted of it is the connection's end.
             let capture = StderrCapture()
@@ -115,29 +131,16 @@ public final class FUSEMount: @unchecked Sendable {
         } else {
             fuse_session_unmount(session)
         }
-        return result
-    }
-
-    /// After `run()` returned: waits, up to `timeout`, until the tasks serving requests read before the session
-    /// ended have finished (a write, a release); returns whether they all did.
-    public func waitForRequestsInFlight(upTo timeout: Duration) async -> Bool {
-        let interrupts = dispatcher.takeUnretainedValue().interrupts
-        let deadline = ContinuousClock.now + timeout
-        while !interrupts.isIdle {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
+        return answered
     }
 
     /// Ends the session from another thread (a signal): detaches the mount, which makes the kernel
     /// end the connection once nothing is using it, and `run()` returns.
     public func requestUnmount() {
+        // Before the loop can end: `finish` then knows the mount is (being) detached.
+        unmountRequested.store(!mountpoint.hasPrefix("/dev/fd/"), ordering: .releasing)
         fuse_session_exit(session)
-        if !mountpoint.hasPrefix("/dev/fd/") {
-            detach()
-            detached.store(true, ordering: .releasing)
-        }
+        if !mountpoint.hasPrefix("/dev/fd/") { detach() }
         wakeLoop()
     }
 

@@ -51,8 +51,25 @@ final class InterruptRegistry: Sendable {
         }
     }
 
-    /// Whether every request handed to a task has been answered.
-    var isIdle: Bool { entries.withLock { $0.byID.isEmpty } }
+    /// Waits, up to `timeout`, until every request handed to a task has been answered; returns whether it was.
+    func waitUntilIdle(upTo timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !entries.withLock({ $0.byID.isEmpty }) {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
+    /// Cancels every task still serving a request (the session has ended; they answer EINTR or nothing).
+    func cancelAll() {
+        let tasks = entries.withLock { state in
+            state.byID.values.compactMap { entry -> Task<Void, Never>? in
+                if case .running(let task, _) = entry { task } else { nil }
+            }
+        }
+        tasks.forEach { $0.cancel() }
+    }
 
     func finish(_ id: UInt) {
         entries.withLock { _ = $0.byID.removeValue(forKey: id) }
