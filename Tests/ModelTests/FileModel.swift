@@ -80,10 +80,13 @@ struct FileModel: Sendable {
         }
     }
 
-    /// Box's names are unique regardless of case: another entry whose name differs only in case.
-    private func caseTwin(_ path: String) -> Bool {
+    /// Box's names are unique regardless of case: another entry whose name differs only in case (other than
+    /// `source`, the entry a rename moves: renaming `F0` to `f0` in its folder changes only the case).
+    private func caseTwin(_ path: String, source: String? = nil) -> Bool {
         let folded = Self.name(path).lowercased()
-        return children(of: Self.parent(path)).contains { $0 != path && Self.name($0).lowercased() == folded }
+        return children(of: Self.parent(path)).contains {
+            $0 != path && $0 != source && Self.name($0).lowercased() == folded
+        }
     }
 
     private mutating func newFile(_ path: String) -> Int {
@@ -245,7 +248,7 @@ struct FileModel: Sendable {
         case (.file, .dir): return .error(EISDIR)
         case (.dir, .file): return .error(ENOTDIR)
         case (.dir, .dir): if !children(of: to).isEmpty { return .error(ENOTEMPTY) }
-        case (_, nil): if caseTwin(to) && Self.name(from).lowercased() != Self.name(to).lowercased() { return .error(EEXIST) }
+        case (_, nil): if caseTwin(to, source: from) { return .error(EEXIST) }
         default: break
         }
         let moved = entries.filter { $0.key == from || $0.key.hasPrefix(from + "/") }

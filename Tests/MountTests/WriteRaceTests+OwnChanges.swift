@@ -34,17 +34,22 @@ extension WriteRaceTests {
                         with open(path, "ab") as f:
                             f.write(chunk)
                         data += chunk
-                print("f%d %s" % (n, hashlib.sha1(data).hexdigest()))
+                sums[n] = hashlib.sha1(data).hexdigest()
+            sums = {}
             writers = [threading.Thread(target=writer, args=(n,)) for n in range(6)]
             for w in writers: w.start()
             for w in writers: w.join()
             done = True
             walker.join()
+            # Printed here, not by the writers: two threads' prints can interleave within a line.
+            for n in sorted(sums): print("f%d %s" % (n, sums[n]))
             """
         let result = try Shell.run(["python3", "-c", script, mount.mountpoint.path], timeout: 300)
         XCTAssertEqual(result.status, 0, result.stderr)
         try await waitUntilSettled(mount)
-        for line in result.stdout.split(separator: "\n") {
+        let lines = result.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 6, result.stdout)
+        for line in lines {
             let parts = line.split(separator: " ").map(String.init)
             XCTAssertEqual(try sha1(mount.path(parts[0])), parts[1], "\(parts[0]) in the mount")
             try await waitForBox(parts[0], sha1: parts[1], timeout: 60)
