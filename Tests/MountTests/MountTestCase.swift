@@ -24,6 +24,7 @@ class MountTestCase: XCTestCase {
         mount = nil
         boxsim?.stop()
         boxsim = nil
+        SeedTree.removeAll()
         try await super.tearDown()
     }
 
