@@ -13,7 +13,10 @@ import Synchronization
 /// (`waitForRoom`) while more than `softLimit` bytes wait; then a cold read runs no faster than the
 /// cache can take it, and every block it read is cached (dropping blocks instead lost 30 % of a
 /// 1 GiB read on this VM, where creating a file costs ~0.5 ms). Only past `hardLimit` (many
-/// readers at once) are blocks left out of the cache.
+/// readers at once) are blocks left out of the cache. Readers start a read's fetches before they pace
+/// themselves, so the kernel's reads in flight overshoot `softLimit`: with 8 readers on a slow disk the
+/// backlog is thought to have passed 48 MiB, the old hard limit, and blocks left out then were fetched again
+/// once memory let go of them (a CI run fetched 4 of 192 MiB twice; not reproduced on this machine).
 ///
 /// Blocks waiting to be written can be read (`queued`): a block memory let go of before its write landed
 /// is not fetched again.
@@ -39,7 +42,7 @@ final class DiskWriter: Sendable {
         atexit { _ = DiskWriter.inProgress.wait(timeout: .now() + DiskWriter.exitGrace) }
     }()
 
-    init(cache: BlockCache, softLimit: Int = 24 << 20, hardLimit: Int = 48 << 20, logger: Logger) {
+    init(cache: BlockCache, softLimit: Int = 24 << 20, hardLimit: Int = 96 << 20, logger: Logger) {
         self.cache = cache
         self.softLimit = softLimit
         self.hardLimit = hardLimit
