@@ -92,6 +92,10 @@ let package = Package(
 
         // Test-only helpers: boxsim processes, mounted-filesystem fixtures.
         .target(name: "BoxTestSupport", dependencies: [], path: "Tests/BoxTestSupport", swiftSettings: strict),
+        // An in-process Box over HTTPSending: the core's model tests run the whole filesystem against it, no socket.
+        .target(name: "FakeBox", dependencies: [
+            "CurlHTTP", .product(name: "Crypto", package: "swift-crypto"),
+        ], path: "Tests/FakeBox", swiftSettings: strict),
 
         .testTarget(name: "CurlHTTPTests", dependencies: [
             "CurlHTTP", "BoxTestSupport",
@@ -104,8 +108,11 @@ let package = Package(
         .testTarget(name: "BoxSimTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "MountTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
         // The reference-model tier: random concurrent operations on a real mount checked against a model.
+        // The reference-model tier: the same step lists on a real mount (ReferenceModelTests) and against the core
+        // in-process over a fake Box (CoreModelTests).
         .testTarget(name: "ModelTests", dependencies: [
-            "BoxTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            "BoxTestSupport", "FakeBox", "BoxFS", "BoxAPI", "BoxAuth", "CurlHTTP", "Transfers", "WriteBack", "BlockCache",
+            .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .testTarget(name: "BlockCacheTests", dependencies: ["BlockCache"], swiftSettings: strict),
         .testTarget(name: "TransfersTests", dependencies: ["Transfers", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),

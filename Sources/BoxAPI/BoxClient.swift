@@ -26,8 +26,9 @@ public struct BoxClient: Sendable {
             logger: logger)
     }
 
-    /// For tests: any transport.
-    init(
+    /// Over any transport: CurlHTTP's `HTTPClient`, or an in-process stand-in (the core's model tests run the
+    /// whole filesystem against a fake Box this way, with no socket).
+    public init(
         endpoints: BoxEndpoints, sender: any HTTPSending, tokens: any AccessTokenProvider,
         extraHeaders: [(String, String)] = [], retryPolicy: RetryPolicy = .standard,
         logger: Logger = Logger(label: "boxfs.api"), connectivity: Connectivity? = nil
@@ -73,10 +74,3 @@ public struct BoxClient: Sendable {
         BoxURL.make(endpoints.apiBase, ["2.0"] + segments, query: query)
     }
 }
-
-/// What the client needs from the HTTP layer (CurlHTTP's `HTTPClient`, or a stand-in in tests).
-protocol HTTPSending: Sendable {
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
-}
-
-extension HTTPClient: HTTPSending {}

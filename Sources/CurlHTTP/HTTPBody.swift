@@ -21,7 +21,7 @@ public enum HTTPBody: Sendable, Hashable {
     }
 
     /// The non-empty leaves, in order.
-    var pieces: [HTTPBody] {
+    public var pieces: [HTTPBody] {
         switch self {
         case .empty: []
         case .data(let data): data.isEmpty ? [] : [self]

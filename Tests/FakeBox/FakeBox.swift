@@ -1,0 +1,165 @@
+import CurlHTTP
+import Foundation
+import Synchronization
+
+/// An in-process Box: answers the HTTP requests of `BoxClient` (the API, uploads, downloads) from a
+/// `FakeBoxState`, with no socket and no thread of its own, so the filesystem core can be driven whole (the
+/// uploader and the read path included) thousands of times a minute. Faults are drawn from a seeded generator:
+/// error statuses before a change is made, answers lost after it was made, downloads cut part-way.
+///
+/// Lock order: `state` is a leaf; nothing is called while it is held (bodies are delivered after).
+public final class FakeBox: HTTPSending {
+    public static let apiBase = "http://fake.box"
+    public static let uploadBase = "http://fake.box/api"
+
+    private let state: Mutex<Shared>
+
+    struct Shared {
+        var box = FakeBoxState()
+        var faults: FakeBoxFaults
+        var random: SplitMix64
+        var requests: [String] = []
+        var unknownRoutes: [String] = []
+    }
+
+    public init(faults: FakeBoxFaults = FakeBoxFaults(), seed: UInt64 = 1) {
+        state = Mutex(Shared(faults: faults, random: SplitMix64(seed: seed)))
+    }
+
+    /// A copy of the account as it is now.
+    public var snapshot: FakeBoxState { state.withLock { $0.box } }
+
+    /// Every request answered so far, as `METHOD path`.
+    public var requestLog: [String] { state.withLock { $0.requests } }
+
+    /// Requests no route knew (a test fails on any: the fake would be answering what Box would not).
+    public var unknownRoutes: [String] { state.withLock { $0.unknownRoutes } }
+
+    public func setFaults(_ faults: FakeBoxFaults) { state.withLock { $0.faults = faults } }
+
+    /// A change made on Box by someone else (the web app, another machine), applied between requests.
+    public func change<T>(_ body: (inout FakeBoxState) throws(FakeBoxError) -> T) throws(FakeBoxError) -> T {
+        try state.withLock { shared throws(FakeBoxError) -> T in try body(&shared.box) }
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let body = try Self.bodyBytes(request.body)
+        let answer = state.withLock { shared -> FakeAnswer in
+            shared.requests.append("\(request.method.rawValue) \(Self.path(of: request.url))")
+            let roll = shared.random.unit()
+            let faults = shared.faults
+            var router = FakeBoxRouter(box: shared.box)
+            if roll < faults.errorRate, !request.url.contains("/dl/") {
+                return FakeAnswer.error(roll < faults.errorRate / 2 ? 500 : 503, "internal_server_error", "fault")
+            }
+            var answer = router.answer(request, body: body)
+            shared.box = router.box
+            if router.unknown { shared.unknownRoutes.append("\(request.method.rawValue) \(request.url)") }
+            let lost = shared.random.unit()
+            if lost < faults.lostAnswerRate, router.changed { answer.lost = true }
+            let cut = shared.random.unit()
+            if cut < faults.cutDownloadRate, request.url.contains("/dl/"), answer.body.count > 1 {
+                answer.cutAfter = Int(shared.random.unit() * Double(answer.body.count - 1))
+            }
+            return answer
+        }
+        if answer.lost {
+            throw HTTPError(kind: .transport, message: "fake: the connection closed before the answer", curlCode: 52)
+        }
+        return try deliver(answer, to: request)
+    }
+
+    /// Hands the answer's body to where the request wants it (memory, a file descriptor, a sink).
+    private func deliver(_ answer: FakeAnswer, to request: HTTPRequest) throws -> HTTPResponse {
+        var response = HTTPResponse(status: answer.status, headers: HTTPHeaders(answer.headers), body: Data(),
+                                    effectiveURL: request.url)
+        let bytes = answer.cutAfter.map { Array(answer.body.prefix($0)) } ?? answer.body
+        let success = (200..<300).contains(answer.status)
+        switch request.responseBody {
+        case .sink(let sink) where success:
+            sink.responseStarted(status: answer.status, headers: response.headers)
+            let accepted = bytes.withUnsafeBytes { sink.receive($0) }
+            guard accepted else { throw HTTPError(kind: .responseDestination, message: "fake: the sink refused the body") }
+            response.bodyBytesWritten = Int64(bytes.count)
+        case .fileDescriptor(let descriptor, let offset) where success:
+            var done = 0
+            while done < bytes.count {
+                let count = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw HTTPError(kind: .responseDestination, message: "fake: pwrite failed", systemErrno: errno)
+                }
+                done += count
+            }
+            response.bodyBytesWritten = Int64(bytes.count)
+        default:
+            response.body = Data(bytes)
+        }
+        if answer.cutAfter != nil {
+            throw HTTPError(kind: .transport, message: "fake: the download was cut part-way", curlCode: 18)
+        }
+        return response
+    }
+
+    static func path(of url: String) -> String {
+        URLComponents(string: url)?.path ?? url
+    }
+
+    static func bodyBytes(_ body: HTTPBody) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        for piece in body.pieces {
+            switch piece {
+            case .data(let data): bytes += data
+            case .file(let path, let offset, let length):
+                guard let handle = FileHandle(forReadingAtPath: path) else {
+                    throw HTTPError(kind: .requestBody, message: "fake: cannot open the body's file")
+                }
+                defer { try? handle.close() }
+                try handle.seek(toOffset: UInt64(offset))
+                let data = try handle.read(upToCount: Int(length)) ?? Data()
+                guard data.count == Int(length) else {
+                    throw HTTPError(kind: .requestBody, message: "fake: the body's file is shorter than its range")
+                }
+                bytes += data
+            default: break
+            }
+        }
+        return bytes
+    }
+}
+
+/// Which faults the fake injects, each a probability per request.
+public struct FakeBoxFaults: Sendable {
+    /// 500 or 503 before anything is done (not on downloads' second step).
+    public var errorRate: Double
+    /// The change is made, and the answer is lost (the connection closes): the client must recognise its
+    /// own change when it asks again.
+    public var lostAnswerRate: Double
+    /// A download's body stops part-way.
+    public var cutDownloadRate: Double
+
+    public init(errorRate: Double = 0, lostAnswerRate: Double = 0, cutDownloadRate: Double = 0) {
+        self.errorRate = errorRate
+        self.lostAnswerRate = lostAnswerRate
+        self.cutDownloadRate = cutDownloadRate
+    }
+
+    public static let off = FakeBoxFaults()
+    /// What the real-mount model's `on` and `all` inject, as rates.
+    public static let on = FakeBoxFaults(errorRate: 0.05, lostAnswerRate: 0.03, cutDownloadRate: 0.03)
+}
+
+/// A small, fast generator whose sequence a seed fixes (for replays).
+public struct SplitMix64: Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// In [0, 1).
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}

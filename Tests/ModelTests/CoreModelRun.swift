@@ -1,0 +1,275 @@
+import BlockCache
+import BoxAPI
+import BoxAuth
+import BoxFS
+import CurlHTTP
+import FakeBox
+import Foundation
+import Logging
+import Synchronization
+import Transfers
+import WriteBack
+
+/// One run of a step list against the filesystem core in-process: the real `FileSystem` (tree, local files,
+/// journal, uploader, block store) over a `FakeBox`, with no FUSE, no boxsim process and no socket. Compared with
+/// the same `FileModel` as the real-mount tier after every operation, the core's whole tree after every stretch,
+/// and Box's tree once uploads settle (after every remount and at the end).
+///
+/// Operations of a stretch run one after another in step order (`concurrent == false`: a failing seed replays
+/// the same operations in the same order), or each thread's in a task of its own, all at once.
+final class CoreModelRun: @unchecked Sendable {
+    let steps: [Step]
+    let threads: Int
+    let faults: FakeBoxFaults
+    let concurrent: Bool
+    let seed: UInt64
+    private let executedCount = Atomic<Int>(0)
+    var executed: Int { executedCount.load(ordering: .relaxed) }
+    private(set) var box: FakeBox
+    private let work: URL
+    private let log = RingLog()
+    private var core: FileSystem?
+    private var writeBack: WriteBackContext?
+    private var diskCache: BlockCache?
+    /// One per thread, each touched only by the task running that thread's operations (or between stretches).
+    private var threadStates: [CoreThread] = []
+    private var executors: [CoreExecutor] { threadStates.map(\.executor) }
+    /// Longest wait, in seconds, for uploads to settle.
+    var settleSeconds = 30.0
+
+    init(steps: [Step], threads: Int, faults: FakeBoxFaults, concurrent: Bool, seed: UInt64) {
+        self.steps = steps
+        self.threads = threads
+        self.faults = faults
+        self.concurrent = concurrent
+        self.seed = seed
+        box = FakeBox(seed: seed)
+        // Memory-backed when there is one: the journal's fsyncs then cost nothing.
+        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm")
+            : FileManager.default.temporaryDirectory
+        work = base.appendingPathComponent("boxfs-core-model-\(UUID().uuidString)")
+    }
+
+    func run() async throws -> Divergence? {
+        defer { try? FileManager.default.removeItem(at: work) }
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("writeback/staging"),
+                                                withIntermediateDirectories: true)
+        try await mount()
+        guard let core else { throw ModelRunError(description: "no core") }
+        for thread in 0..<threads {
+            _ = try await core.makeDirectory(parent: FileSystem.rootInode, name: "t\(thread)")
+            threadStates.append(CoreThread(executor: CoreExecutor(core: core, folder: "t\(thread)")))
+        }
+        box.setFaults(faults)
+        let divergence = await runSteps()
+        await unmount(kill: false)
+        if divergence == nil, let unknown = box.unknownRoutes.first {
+            return Divergence(kind: .op, message: "the core made a request the fake does not serve: \(unknown)")
+        }
+        return divergence.map(withLog)
+    }
+
+    private func runSteps() async -> Divergence? {
+        var index = 0
+        while index < steps.count {
+            if steps[index].isGlobal {
+                if let failure = await global(steps[index], at: index) { return failure }
+                if let failure = await settle() { return failure }
+                index += 1
+                continue
+            }
+            var end = index
+            while end < steps.count, !steps[end].isGlobal { end += 1 }
+            if let failure = await stretch(index..<end) { return failure }
+            if let failure = await checkCoreTree() { return failure }
+            index = end
+        }
+        for state in threadStates {
+            await state.executor.closeAll()
+            state.model.closeAll()
+        }
+        return await settle()
+    }
+
+    private func withLog(_ divergence: Divergence) -> Divergence {
+        var divergence = divergence
+        let tail = log.lines.suffix(25).joined(separator: "\n")
+        if !tail.isEmpty { divergence.message += "\n  core log (last lines):\n" + tail }
+        return divergence
+    }
+
+    // MARK: Operations
+
+    private func stretch(_ range: Range<Int>) async -> Divergence? {
+        if !concurrent {
+            for index in range {
+                guard case .op(let thread, let op) = steps[index] else { continue }
+                if let failure = await runOne(op, thread: thread, index: index) { return failure }
+            }
+            return nil
+        }
+        let failures = await withTaskGroup(of: Divergence?.self) { group -> [Divergence] in
+            for thread in 0..<threads {
+                let mine = range.compactMap { index -> (Int, Op)? in
+                    if case .op(thread, let op) = steps[index] { return (index, op) }
+                    return nil
+                }
+                group.addTask {
+                    for (index, op) in mine {
+                        if let failure = await self.runOne(op, thread: thread, index: index) { return failure }
+                    }
+                    return nil
+                }
+            }
+            var found: [Divergence] = []
+            for await failure in group { if let failure { found.append(failure) } }
+            return found
+        }
+        return failures.min { ($0.step ?? 0) < ($1.step ?? 0) }
+    }
+
+    /// Runs one operation and checks it against the thread's model. Each thread's state is touched only by the
+    /// task running that thread's operations.
+    private func runOne(_ op: Op, thread: Int, index: Int) async -> Divergence? {
+        let state = threadStates[thread]
+        let actual = await state.executor.run(op)
+        let expected = state.model.apply(op)
+        executedCount.add(1, ordering: .relaxed)
+        guard actual != expected else { return nil }
+        let name = op.description.split(separator: " ").first.map(String.init) ?? ""
+        let answer = actual.errno == 0 ? "wrong result" : actual.description
+        return Divergence(kind: .op, step: index, message: ModelRun.explain(op, thread, expected, actual),
+                          operation: "\(name) \(answer)")
+    }
+
+    private func checkCoreTree() async -> Divergence? {
+        let expected = Manifest.of(threadStates.map(\.model))
+        var actual: [String: String] = [:]
+        for (thread, executor) in executors.enumerated() {
+            actual["t\(thread)/"] = Manifest.folder
+            switch await executor.walk(prefix: "t\(thread)/") {
+            case .failure(let error):
+                return Divergence(kind: .mountTree, message: "walking t\(thread) in the core: errno \(error.code)")
+            case .success(let tree): actual.merge(tree) { $1 }
+            }
+        }
+        guard actual != expected else { return nil }
+        return Divergence(kind: .mountTree, message: "the core's tree differs from the model:\n"
+                          + Manifest.diff(expected: expected, actual: actual))
+    }
+
+    /// Waits until nothing is pending and Box's tree equals the model, then checks the core's tree too.
+    private func settle() async -> Divergence? {
+        let expected = Manifest.of(threadStates.map(\.model))
+        let deadline = ContinuousClock.now + .seconds(settleSeconds)
+        var actual: [String: String] = [:]
+        var pending = -1
+        while true {
+            pending = await writeBack?.uploader.status().pendingCount ?? 0
+            if pending == 0 {
+                actual = Self.manifest(box.snapshot)
+                if actual == expected { return await checkCoreTree() }
+            }
+            if ContinuousClock.now > deadline { break }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        actual = Self.manifest(box.snapshot)
+        return Divergence(kind: .boxTree, message: "after \(Int(settleSeconds)) s Box still differs from the model"
+                          + " (\(pending) pending):\n" + Manifest.diff(expected: expected, actual: actual))
+    }
+
+    static func manifest(_ state: FakeBoxState) -> [String: String] {
+        state.tree().mapValues { item in
+            item.kind == .folder ? Manifest.folder : "\(item.content.count) sha1=\(Manifest.sha1(item.content))"
+        }
+    }
+
+    // MARK: Mounts
+
+    /// Closes every handle, then ends the core (sending what is pending, or, for a kill, stopping at once) and
+    /// starts a new one over the same journal, staging folder and block cache.
+    private func global(_ step: Step, at index: Int) async -> Divergence? {
+        for state in threadStates {
+            await state.executor.closeAll()
+            state.model.closeAll()
+        }
+        await unmount(kill: step == .killAndRemount)
+        do { try await mount() } catch {
+            return Divergence(kind: .mount, step: index, message: "mount failed: \(error)")
+        }
+        for executor in executors { executor.core = core! }
+        return nil
+    }
+
+    private func unmount(kill: Bool) async {
+        guard let core, let writeBack else { return }
+        if kill {
+            await writeBack.uploader.shutdown()
+        } else {
+            _ = await core.finishUploads(timeout: .seconds(settleSeconds))
+        }
+        self.core = nil
+        self.writeBack = nil
+    }
+
+    private func mount() async throws {
+        var logger = Logger(label: "boxfs.core-model") { _ in RingLogHandler(sink: log) }
+        logger.logLevel = .info
+        let client = BoxClient(
+            endpoints: BoxEndpoints(apiBase: FakeBox.apiBase, uploadBase: FakeBox.uploadBase), sender: box,
+            tokens: StaticTokenProvider(token: "fake-token"),
+            retryPolicy: RetryPolicy(maxAttempts: 6, baseDelay: 0.001, maxDelay: 0.004, maxTotalWait: 2), logger: logger)
+        // The disk cache outlives a remount, as its folder does (a process's cache holds a lock until its last
+        // reference goes, and tasks of the ended core may still hold one).
+        let cache = try diskCache ?? BlockCache(directory: work.appendingPathComponent("cache"), capacity: 64 << 20, logger: logger)
+        diskCache = cache
+        let store = BlockStore(disk: cache, blockSize: Int64(BlockCache.defaultBlockSize), memoryCapacity: 16 << 20,
+                               logger: logger, client: client, stallTimeout: .seconds(10))
+        let journal = try UploadJournal(directory: work.appendingPathComponent("writeback"))
+        let uploader = Uploader(
+            journal: journal, client: client,
+            configuration: UploaderConfiguration(writeBackDelay: 0, backoffBase: 0.002, backoffMax: 0.02, parkInterval: 0.05),
+            logger: logger)
+        let writeBack = WriteBackContext(journal: journal, uploader: uploader,
+                                         stagingDirectory: work.appendingPathComponent("writeback/staging"))
+        let root = try await client.folder(id: FakeBoxState.rootID)
+        let options = FilesystemOptions(readOnly: false, directoryCacheTTL: .seconds(60))
+        let core = FileSystem(client: client, root: root, options: options, store: store, writeBack: writeBack, logger: logger)
+        try await core.startWriteBack()
+        self.core = core
+        self.writeBack = writeBack
+    }
+}
+
+/// One thread's model and executor.
+final class CoreThread: @unchecked Sendable {
+    var model = FileModel()
+    let executor: CoreExecutor
+    init(executor: CoreExecutor) { self.executor = executor }
+}
+
+/// The last lines the core logged, for a divergence's report.
+final class RingLog: Sendable {
+    private let state = Mutex<[String]>([])
+    func append(_ line: String) {
+        state.withLock { lines in
+            lines.append(line)
+            if lines.count > 200 { lines.removeFirst(lines.count - 100) }
+        }
+    }
+    var lines: [String] { state.withLock { $0 } }
+}
+
+struct RingLogHandler: LogHandler {
+    let sink: RingLog
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+             function: String, line: UInt) {
+        sink.append("\(level) \(message)")
+    }
+}
