@@ -66,7 +66,7 @@ extension FileSystem {
         let file = RemoteFile(id: item.id, version: item.contentVersion, size: max(item.size, 0), sha1: item.sha1)
         let previous = openedVersions.withLock { $0.updateValue(file.version, forKey: inode) }
         let reader = FileReader(file: file, store: store, logger: logger)
-        let handle = handles.withLock { $0.open(.file(reader)) }
+        let handle = handles.withLock { $0.open(.file(reader, inode: inode)) }
         // Pages of an unverified version (read in part, never checked whole) are dropped at each open, so a
         // whole read reaches the daemon and its SHA-1 check sees every byte (docs/SEMANTICS.md).
         return OpenedFile(handle: handle, keepCache: previous == file.version && store.isVerified(file))
@@ -97,14 +97,23 @@ extension FileSystem {
             return data[start..<min(data.endIndex, start + length)]
         case .pinned(let reader):
             return try await readFromBox(reader, offset: offset, length: length, what: "version \(reader.file.version) of file")
-        case .file(let reader):
-            // Written through another handle since this one opened: the local content is the truth.
-            if let staging = locals.withLock({ $0.file(itemID: reader.file.id)?.staging }) {
-                return try staging.read(offset: offset, length: length)
-            }
+        case .file(let reader, let inode):
+            if let staging = localContent(readBy: reader, openedOn: inode) { return try staging.read(offset: offset, length: length) }
             return try await readFromBox(reader, offset: offset, length: length, what: "file")
         default:
             throw .badHandle
+        }
+    }
+
+    /// The local content a handle reading Box file `reader` from `inode` must read instead of Box: the file's, when
+    /// it was written through another handle since this one opened and the inode still stands for it; the content
+    /// the inode kept when it was unlinked while open. Not the content of another file renamed over it since: that
+    /// content becomes the Box file's next version, but the open inode is the replaced file's (model seed
+    /// 566940517, found in-process: `open f1`, `rename f0 -> f1`, `pread` read f0's bytes).
+    private func localContent(readBy reader: FileReader, openedOn inode: UInt64) -> StagingFile? {
+        let standsForFile = tree.withLock { $0.node(inode)?.item.id == reader.file.id }
+        return locals.withLock { files in
+            standsForFile ? files.file(itemID: reader.file.id)?.staging : files.unlinkedFile(inode: inode)?.staging
         }
     }
 

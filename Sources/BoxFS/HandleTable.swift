@@ -12,7 +12,9 @@ struct DirectorySnapshot: Sendable {
 /// What an open handle refers to.
 enum OpenHandle: Sendable {
     case directory(DirectorySnapshot)
-    case file(FileReader)
+    /// A Box file read from Box, opened on `inode` (a rename over the file or an unlink detaches that inode from
+    /// the Box id; the handle then keeps reading the version it opened, as POSIX keeps an open file's inode).
+    case file(FileReader, inode: UInt64)
     /// One Box version of a file, whatever the file holds now (the control directory's files).
     case pinned(FileReader)
     /// A control folder's entries (`ControlDirectory`).
@@ -55,7 +57,7 @@ struct HandleTable {
     var remotelyReadItemIDs: Set<String> {
         Set(handles.values.compactMap { handle -> String? in
             switch handle {
-            case .file(let reader), .pinned(let reader): reader.file.id
+            case .file(let reader, _), .pinned(let reader): reader.file.id
             default: nil
             }
         })
@@ -63,14 +65,14 @@ struct HandleTable {
 
     /// Whether a handle reads Box file `itemID` from Box (no local copy).
     func readsRemotely(itemID: String) -> Bool {
-        handles.values.contains { if case .file(let reader) = $0 { reader.file.id == itemID } else { false } }
+        handles.values.contains { if case .file(let reader, _) = $0 { reader.file.id == itemID } else { false } }
     }
 
     /// Points every handle reading Box file `itemID` from Box at local file `number` instead; returns how many.
     mutating func moveRemoteReaders(ofItemID itemID: String, toLocal number: UInt64) -> Int {
         var moved = 0
         for (key, handle) in handles {
-            guard case .file(let reader) = handle, reader.file.id == itemID else { continue }
+            guard case .file(let reader, _) = handle, reader.file.id == itemID else { continue }
             handles[key] = .local(number: number, writable: false)
             moved += 1
         }

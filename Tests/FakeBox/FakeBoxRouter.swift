@@ -154,22 +154,24 @@ struct FakeBoxRouter {
             "sequence_id": String(item.etag),
             "created_at": date(item.created), "modified_at": date(item.modified),
             "content_created_at": date(item.created), "content_modified_at": date(item.contentModified),
-            "size": item.kind == .file ? item.content.count : box.tree(under: item.id).values.reduce(0) { $0 + $1.content.count },
+            // A folder's size (the sum of its tree, on Box) is not used by the core; 0 keeps listings cheap.
+            "size": item.kind == .file ? item.content.count : 0,
         ]
         if let parent = item.parentID { object["parent"] = ["type": "folder", "id": parent] }
         if item.kind == .file {
-            object["sha1"] = Insecure.SHA1.hash(data: item.content).map { String(format: "%02x", $0) }.joined()
+            object["sha1"] = item.sha1
             object["file_version"] = ["type": "file_version", "id": item.versionID]
         }
         return object
     }
 
-    /// `seconds` after the fake's epoch.
+    /// `seconds` after the fake's epoch, as Box writes dates (UTC here).
     func date(_ seconds: Int) -> String {
-        let date = Date(timeIntervalSince1970: box.epoch + Double(seconds))
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        var time = time_t(box.epoch) + time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                      parts.tm_hour, parts.tm_min, parts.tm_sec)
     }
 
     static func object(_ body: [UInt8]) -> [String: Any] {
@@ -179,31 +181,21 @@ struct FakeBoxRouter {
     /// The `attributes` JSON and the `file` bytes of a `multipart/form-data` upload.
     static func multipart(_ body: [UInt8], contentType: String) throws(FakeBoxError) -> (attributes: [String: Any], file: [UInt8]) {
         guard let range = contentType.range(of: "boundary=") else { throw .badRequest("bad_request", "no boundary") }
-        let delimiter = Array(("\r\n--" + contentType[range.upperBound...]).utf8)
-        let bytes = Array("\r\n".utf8) + body
-        var parts: [[UInt8]] = []
-        var start: Int?
-        var index = 0
-        while index + delimiter.count <= bytes.count {
-            if bytes[index..<index + delimiter.count].elementsEqual(delimiter) {
-                if let start { parts.append(Array(bytes[start..<index])) }
-                index += delimiter.count
-                start = index
-            } else {
-                index += 1
-            }
-        }
+        let delimiter = Data(("\r\n--" + contentType[range.upperBound...]).utf8)
+        let bytes = Data("\r\n".utf8) + Data(body)
+        let separator = Data("\r\n\r\n".utf8)
         var attributes: [String: Any] = [:]
         var file: [UInt8]?
-        let separator = Array("\r\n\r\n".utf8)
-        for part in parts {
-            guard let split = (0...max(0, part.count - separator.count)).first(where: {
-                part[$0..<min(part.count, $0 + separator.count)].elementsEqual(separator)
-            }) else { continue }
-            let head = String(decoding: part[..<split], as: UTF8.self)
-            let content = Array(part[(split + separator.count)...])
-            if head.contains("name=\"attributes\"") { attributes = object(content) }
-            if head.contains("name=\"file\"") { file = content }
+        var position = bytes.startIndex
+        while let start = bytes.range(of: delimiter, in: position..<bytes.endIndex) {
+            guard let end = bytes.range(of: delimiter, in: start.upperBound..<bytes.endIndex) else { break }
+            let part = bytes[start.upperBound..<end.lowerBound]
+            position = end.lowerBound
+            guard let split = part.range(of: separator) else { continue }
+            let head = String(decoding: part[part.startIndex..<split.lowerBound], as: UTF8.self)
+            let content = part[split.upperBound...]
+            if head.contains("name=\"attributes\"") { attributes = object(Array(content)) }
+            if head.contains("name=\"file\"") { file = Array(content) }
         }
         guard let file else { throw .badRequest("bad_request", "no file part") }
         return (attributes, file)

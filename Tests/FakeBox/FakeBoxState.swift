@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// The whole of a fake Box account as one value: its items, the ids and versions it hands out, and a virtual
@@ -13,16 +14,28 @@ public struct FakeBoxState: Sendable {
         public var kind: Kind
         public var name: String
         public var parentID: String?
-        public var content: [UInt8] = []
+        public var content: [UInt8] = [] {
+            didSet { sha1 = Self.digest(content) }
+        }
+        /// Box's SHA-1 of `content`, kept with it (listings show it for every file).
+        public private(set) var sha1 = Self.digest([])
         public var versionID: String = ""
         /// Moves on every change of the item (name, place, content), as Box's `etag` does.
         public var etag: Int = 0
         public var created: Int
         public var modified: Int
         public var contentModified: Int
+
+        static func digest(_ bytes: [UInt8]) -> String {
+            let hex = Array("0123456789abcdef".utf8)
+            var text: [UInt8] = []
+            for byte in Insecure.SHA1.hash(data: bytes) { text += [hex[Int(byte >> 4)], hex[Int(byte & 15)]] }
+            return String(decoding: text, as: UTF8.self)
+        }
     }
 
     public static let rootID = "0"
+
     public private(set) var items: [String: Item]
     private var nextID = 1000
     /// Seconds since the fake's epoch; every change moves it on by one.

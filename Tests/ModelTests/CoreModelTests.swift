@@ -8,16 +8,17 @@ import XCTest
 ///
 /// Settings (scripts/soak --in-process sets them): `BOXFS_CORE_MODEL_SEEDS` (comma list) or `BOXFS_CORE_MODEL_SEED`,
 /// `BOXFS_CORE_MODEL_MINUTES` (new seeds until the time is up), `BOXFS_CORE_MODEL_FAULTS` (`off`, `on`),
-/// `BOXFS_CORE_MODEL_STEPS`, `BOXFS_CORE_MODEL_THREADS`, `BOXFS_CORE_MODEL_CONCURRENT` (`off`: operations one after
+/// `BOXFS_CORE_MODEL_STEPS`, `BOXFS_CORE_MODEL_THREADS`, `BOXFS_CORE_MODEL_JOBS` (seeds run at once, 2), `BOXFS_CORE_MODEL_CONCURRENT` (`off`: operations one after
 /// another in step order, replayed exactly; `on`: each thread's at once; `mixed`, the default: odd seeds at once).
 final class CoreModelTests: XCTestCase {
-    struct Settings {
+    struct Settings: Sendable {
         var seeds: [UInt64] = Array(1...200)
         var minutes: Double?
         var mix = OpGenerator.Mix(threads: 3, steps: 60)
         var faultName = "on"
         var concurrency = "mixed"
         var shrinkSeconds = 60.0
+        var jobs = 2
 
         var faults: FakeBoxFaults { faultName == "off" ? .off : .on }
 
@@ -47,6 +48,7 @@ final class CoreModelTests: XCTestCase {
                     return seed
                 }
             }
+            if let jobs = try number("BOXFS_CORE_MODEL_JOBS") { settings.jobs = max(1, Int(jobs)) }
             if let steps = try number("BOXFS_CORE_MODEL_STEPS") { settings.mix.steps = Int(steps) }
             if let threads = try number("BOXFS_CORE_MODEL_THREADS") { settings.mix.threads = max(1, Int(threads)) }
             if let faults = value("BOXFS_CORE_MODEL_FAULTS") {
@@ -63,16 +65,8 @@ final class CoreModelTests: XCTestCase {
         }
     }
 
-    func run(_ steps: [Step], seed: UInt64, settings: Settings) throws -> (Divergence?, Int) {
-        try blocking {
-            let run = CoreModelRun(steps: steps, threads: settings.mix.threads, faults: settings.faults,
-                                   concurrent: settings.concurrent(seed: seed), seed: seed)
-            let divergence = try await run.run()
-            return (divergence, run.executed)
-        }
-    }
-
-    /// Bounded in scripts/test (200 seeds); `BOXFS_CORE_MODEL_MINUTES` makes it a soak.
+    /// Bounded in scripts/test (200 seeds); `BOXFS_CORE_MODEL_MINUTES` makes it a soak. Seeds run `jobs` at a time
+    /// (each run has its own fake Box and folders), so both cores are busy.
     func testRandomSequencesKeepToTheModelInProcess() throws {
         let settings = try Settings.fromEnvironment()
         let started = Date()
@@ -80,29 +74,74 @@ final class CoreModelTests: XCTestCase {
             || ProcessInfo.processInfo.environment["BOXFS_CORE_MODEL_SEEDS"] != nil
         let first = settings.minutes != nil && !pinned ? UInt64.random(in: 1...999_999_999) : settings.seeds[0]
         print("core model: \(settings.mix.threads) threads, \(settings.mix.steps) steps, faults \(settings.faultName), "
-              + "concurrency \(settings.concurrency)")
-        var runs = 0, operations = 0
+              + "concurrency \(settings.concurrency), \(settings.jobs) at a time")
+        let deadline = settings.minutes.map { started.addingTimeInterval($0 * 60) }
+        let seeds: @Sendable (Int) -> UInt64? = { next in
+            if let deadline {
+                if Date() > deadline { return nil }
+                return pinned ? settings.seeds[next % settings.seeds.count] : first &+ UInt64(next)
+            }
+            return next < settings.seeds.count ? settings.seeds[next] : nil
+        }
+        let outcome = try blocking { try await Self.runSeeds(seeds, settings: settings) }
         var failures: [String] = []
-        var next = 0
-        while true {
-            if let minutes = settings.minutes {
-                if Date().timeIntervalSince(started) > minutes * 60 { break }
-            } else if next >= settings.seeds.count { break }
-            let seed = pinned || settings.minutes == nil ? settings.seeds[next % settings.seeds.count] : first &+ UInt64(next)
-            next += 1
+        for (seed, divergence) in outcome.divergences.prefix(3) {
             let steps = OpGenerator.generate(seed: seed, mix: settings.mix)
-            let (divergence, executed) = try run(steps, seed: seed, settings: settings)
-            runs += 1
-            operations += executed
-            guard let divergence else { continue }
             failures.append(report(seed: seed, steps: steps, divergence: divergence, settings: settings))
             print(failures.last!)
-            if failures.count >= 3 { break }
         }
         let seconds = Date().timeIntervalSince(started)
-        print("core model: \(runs) seeds run, \(operations) operations executed, \(failures.count) divergences, "
-              + "\(Int(seconds)) s (\(Int(Double(runs) / max(seconds, 0.001) * 60)) seeds a minute)")
+        print("core model: \(outcome.runs) seeds run, \(outcome.operations) operations executed, "
+              + "\(outcome.divergences.count) divergences (seeds \(outcome.divergences.map { String($0.0) }.joined(separator: ", "))), "
+              + "\(Int(seconds)) s (\(Int(Double(outcome.runs) / max(outcome.seconds, 0.001) * 60)) seeds a minute before shrinking)")
         XCTAssertTrue(failures.isEmpty, failures.joined(separator: "\n\n"))
+    }
+
+    struct Outcome: Sendable {
+        var runs = 0, operations = 0
+        var divergences: [(UInt64, Divergence)] = []
+        var seconds = 0.0
+    }
+
+    /// Runs seeds from `seeds` (nil: no more) `settings.jobs` at a time; stops taking new ones after 3 divergences.
+    static func runSeeds(_ seeds: @escaping @Sendable (Int) -> UInt64?, settings: Settings) async throws -> Outcome {
+        let started = Date()
+        var outcome = Outcome()
+        try await withThrowingTaskGroup(of: (UInt64, Divergence?, Int).self) { group in
+            var next = 0
+            func addNext() -> Bool {
+                guard let seed = seeds(next) else { return false }
+                next += 1
+                group.addTask {
+                    let run = CoreModelRun(steps: OpGenerator.generate(seed: seed, mix: settings.mix), threads: settings.mix.threads,
+                                           faults: settings.faults, concurrent: settings.concurrent(seed: seed), seed: seed)
+                    let divergence = try await run.run()
+                    return (seed, divergence, run.executed)
+                }
+                return true
+            }
+            for _ in 0..<settings.jobs where addNext() {}
+            while let (seed, divergence, executed) = try await group.next() {
+                outcome.runs += 1
+                outcome.operations += executed
+                if let divergence {
+                    outcome.divergences.append((seed, divergence))
+                    print("core model: seed \(seed) DIVERGED: \(divergence.description.prefix(300))")
+                }
+                if outcome.divergences.count < 3 { _ = addNext() }
+            }
+        }
+        outcome.seconds = Date().timeIntervalSince(started)
+        return outcome
+    }
+
+    func run(_ steps: [Step], seed: UInt64, settings: Settings) throws -> (Divergence?, Int) {
+        try blocking {
+            let run = CoreModelRun(steps: steps, threads: settings.mix.threads, faults: settings.faults,
+                                   concurrent: settings.concurrent(seed: seed), seed: seed)
+            let divergence = try await run.run()
+            return (divergence, run.executed)
+        }
     }
 
     func report(seed: UInt64, steps: [Step], divergence: Divergence, settings: Settings) -> String {

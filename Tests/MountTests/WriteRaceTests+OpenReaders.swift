@@ -40,4 +40,21 @@ extension WriteRaceTests {
         try await waitForBox("f3", text: String(repeating: "s", count: 1583))
         XCTAssertEqual(try boxNames(in: ""), ["f3"])
     }
+
+    /// Defect (found by the in-process core model, seed 566940517): a descriptor opened for reading on a file only
+    /// on Box read the bytes of another file renamed over it (0 bytes past that file's end): the renamed content
+    /// becomes the replaced Box file's next version, and the reader took any local content of that Box file for
+    /// its own. The open inode is the replaced file's, so it reads what that file held.
+    func testAReaderOfAFileReplacedByARenameReadsTheReplacedFile() async throws {
+        let replaced = String(repeating: "r", count: 3778)
+        let mount = try await startAndMount(texts: ["f0": String(repeating: "n", count: 2670), "f1": replaced])
+        let reader = try HeldFile(mount.path("f1"), flags: O_RDONLY)
+        try succeed(["mv", mount.path("f0"), mount.path("f1")])
+        XCTAssertEqual(try reader.pread(at: 3288, count: 15138), Data(replaced.utf8.dropFirst(3288)))
+        XCTAssertEqual(try reader.pread(at: 0, count: 4), Data("rrrr".utf8))
+        try reader.close()
+        try await waitUntilSettled(mount)
+        try await waitForBox("f1", text: String(repeating: "n", count: 2670))
+        XCTAssertEqual(try boxNames(in: ""), ["f1"])
+    }
 }
