@@ -145,8 +145,10 @@ public struct FakeBoxFaults: Sendable {
     }
 
     public static let off = FakeBoxFaults()
-    /// What the real-mount model's `on` and `all` inject, as rates.
-    public static let on = FakeBoxFaults(errorRate: 0.05, lostAnswerRate: 0.03, cutDownloadRate: 0.03)
+    /// Errors before anything is done, and downloads cut part-way.
+    public static let on = FakeBoxFaults(errorRate: 0.05, cutDownloadRate: 0.03)
+    /// Also answers lost after Box made the change (of a folder, a move, a delete, an upload).
+    public static let all = FakeBoxFaults(errorRate: 0.05, lostAnswerRate: 0.03, cutDownloadRate: 0.03)
 }
 
 /// A small, fast generator whose sequence a seed fixes (for replays).
@@ -162,4 +164,21 @@ public struct SplitMix64: Sendable {
     }
     /// In [0, 1).
     public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
+
+/// One process's connections to a `FakeBox`: severed when the process is killed, so the ended core can send
+/// nothing more (a request already answered stays answered, as on the wire).
+public final class FakeBoxConnection: HTTPSending {
+    private let box: FakeBox
+    private let severed = Mutex(false)
+
+    public init(to box: FakeBox) { self.box = box }
+
+    /// Every later request fails as a connection to a dead process would.
+    public func sever() { severed.withLock { $0 = true } }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if severed.withLock({ $0 }) { throw HTTPError(kind: .shutdown, message: "fake: the process was killed") }
+        return try await box.send(request)
+    }
 }

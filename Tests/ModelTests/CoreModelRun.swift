@@ -30,6 +30,7 @@ final class CoreModelRun: @unchecked Sendable {
     private let log = RingLog()
     private var core: FileSystem?
     private var writeBack: WriteBackContext?
+    private var connection: FakeBoxConnection?
     private var diskCache: BlockCache?
     /// One per thread, each touched only by the task running that thread's operations (or between stretches).
     private var threadStates: [CoreThread] = []
@@ -204,19 +205,31 @@ final class CoreModelRun: @unchecked Sendable {
     private func unmount(kill: Bool) async {
         guard let core, let writeBack else { return }
         if kill {
+            // Nothing more reaches Box from the killed core; what it was doing when its connection went ends in
+            // a transport error, and it is given a moment to end before the next core reads the journal (a
+            // killed process writes nothing after it dies).
+            connection?.sever()
             await writeBack.uploader.shutdown()
+            try? await Task.sleep(for: .milliseconds(30))
         } else {
             _ = await core.finishUploads(timeout: .seconds(settleSeconds))
         }
+        // The core and its uploader hold each other (the uploader's event sink calls the core), which in a
+        // daemon lasts as long as the process; here the ended core must go, with its journal's descriptors.
+        await writeBack.uploader.setEventSink { _ in }
+        await writeBack.uploader.setBeforeSending { _ in }
+        connection?.sever()
         self.core = nil
         self.writeBack = nil
     }
 
     private func mount() async throws {
+        let connection = FakeBoxConnection(to: box)
+        self.connection = connection
         var logger = Logger(label: "boxfs.core-model") { _ in RingLogHandler(sink: log) }
         logger.logLevel = .info
         let client = BoxClient(
-            endpoints: BoxEndpoints(apiBase: FakeBox.apiBase, uploadBase: FakeBox.uploadBase), sender: box,
+            endpoints: BoxEndpoints(apiBase: FakeBox.apiBase, uploadBase: FakeBox.uploadBase), sender: connection,
             tokens: StaticTokenProvider(token: "fake-token"),
             retryPolicy: RetryPolicy(maxAttempts: 6, baseDelay: 0.001, maxDelay: 0.004, maxTotalWait: 2), logger: logger)
         // The disk cache outlives a remount, as its folder does (a process's cache holds a lock until its last

@@ -7,7 +7,7 @@ import XCTest
 /// divergence is shrunk and printed with the environment that replays it.
 ///
 /// Settings (scripts/soak --in-process sets them): `BOXFS_CORE_MODEL_SEEDS` (comma list) or `BOXFS_CORE_MODEL_SEED`,
-/// `BOXFS_CORE_MODEL_MINUTES` (new seeds until the time is up), `BOXFS_CORE_MODEL_FAULTS` (`off`, `on`),
+/// `BOXFS_CORE_MODEL_MINUTES` (new seeds until the time is up), `BOXFS_CORE_MODEL_FAULTS` (`off`; `on`: 5xx before a change and downloads cut part-way; `all`: also answers lost after Box made the change),
 /// `BOXFS_CORE_MODEL_STEPS`, `BOXFS_CORE_MODEL_THREADS`, `BOXFS_CORE_MODEL_JOBS` (seeds run at once, 2), `BOXFS_CORE_MODEL_CONCURRENT` (`off`: operations one after
 /// another in step order, replayed exactly; `on`: each thread's at once; `mixed`, the default: odd seeds at once).
 final class CoreModelTests: XCTestCase {
@@ -20,7 +20,13 @@ final class CoreModelTests: XCTestCase {
         var shrinkSeconds = 60.0
         var jobs = 2
 
-        var faults: FakeBoxFaults { faultName == "off" ? .off : .on }
+        var faults: FakeBoxFaults {
+            switch faultName {
+            case "off": .off
+            case "all": .all
+            default: .on
+            }
+        }
 
         func concurrent(seed: UInt64) -> Bool {
             concurrency == "on" || (concurrency == "mixed" && seed % 2 == 1)
@@ -52,7 +58,9 @@ final class CoreModelTests: XCTestCase {
             if let steps = try number("BOXFS_CORE_MODEL_STEPS") { settings.mix.steps = Int(steps) }
             if let threads = try number("BOXFS_CORE_MODEL_THREADS") { settings.mix.threads = max(1, Int(threads)) }
             if let faults = value("BOXFS_CORE_MODEL_FAULTS") {
-                guard ["on", "off"].contains(faults) else { throw ModelRunError(description: "BOXFS_CORE_MODEL_FAULTS must be on or off") }
+                guard ["on", "off", "all"].contains(faults) else {
+                    throw ModelRunError(description: "BOXFS_CORE_MODEL_FAULTS must be off, on or all")
+                }
                 settings.faultName = faults
             }
             if let concurrency = value("BOXFS_CORE_MODEL_CONCURRENT") {
@@ -93,9 +101,14 @@ final class CoreModelTests: XCTestCase {
         let seconds = Date().timeIntervalSince(started)
         print("core model: \(outcome.runs) seeds run, \(outcome.operations) operations executed, "
               + "\(outcome.divergences.count) divergences (seeds \(outcome.divergences.map { String($0.0) }.joined(separator: ", "))), "
-              + "\(Int(seconds)) s (\(Int(Double(outcome.runs) / max(outcome.seconds, 0.001) * 60)) seeds a minute before shrinking)")
+              + "\(Int(seconds)) s (\(Int(Double(outcome.runs) / max(outcome.seconds, 0.001) * 60)) seeds a minute before shrinking), "
+              + "\(Self.openDescriptors) descriptors open")
         XCTAssertTrue(failures.isEmpty, failures.joined(separator: "\n\n"))
     }
+
+    /// Descriptors the test process holds: runs that leaked their journal or cache would show here (and a long soak
+    /// would fail with EMFILE).
+    static var openDescriptors: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
 
     struct Outcome: Sendable {
         var runs = 0, operations = 0
