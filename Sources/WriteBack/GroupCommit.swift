@@ -30,10 +30,17 @@ final class GroupCommit: Sendable {
     /// Writes submitted and not yet taken by a commit; whether the queue is draining them.
     private let state = Mutex<(jobs: [Job], draining: Bool)>(([], false))
     private let commitCount = Atomic<Int>(0)
+    /// Set by `end`: nothing more is written (what a killed process would write, it never does).
+    private let ended = Atomic<Bool>(false)
 
     init(database: DatabasePool) {
         self.database = database
     }
+
+    /// From now on every write fails without touching the file; a group already committing finishes.
+    func end() { ended.store(true, ordering: .sequentiallyConsistent) }
+
+    var isEnded: Bool { ended.load(ordering: .sequentiallyConsistent) }
 
     /// Transactions committed so far (tests: writes submitted together share one).
     var commits: Int { commitCount.load(ordering: .relaxed) }
@@ -99,6 +106,10 @@ final class GroupCommit: Sendable {
                 return state.jobs
             }
             guard !group.isEmpty else { return }
+            if isEnded {
+                group.forEach { $0.finish(WriteBackError("the journal was closed")) }
+                continue
+            }
             do {
                 try database.write { db in group.forEach { $0.apply(db) } }
                 commitCount.add(1, ordering: .relaxed)

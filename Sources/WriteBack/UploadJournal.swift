@@ -140,12 +140,20 @@ public final class UploadJournal: Sendable {
         }
     }
 
+    /// Ends this process's use of the journal: every later read or write throws, as nothing reaches the file after a
+    /// process dies. The core's in-process model ends a "killed" core this way before the next one opens the journal
+    /// (the killed core's tasks may still be running, and must change nothing).
+    public func close() {
+        commits.end()
+    }
+
     /// A write in the next group commit; durable when this returns.
     func write<T>(_ body: @escaping (Database) throws -> T) throws -> T {
         try commits.write(body)
     }
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {
+        if commits.isEnded { throw WriteBackError("journal read failed: the journal was closed") }
         do { return try database.read(body) } catch { throw WriteBackError("journal read failed: \(error)") }
     }
 

@@ -22,6 +22,9 @@ final class CoreModelRun: @unchecked Sendable {
     let threads: Int
     let faults: FakeBoxFaults
     let concurrent: Bool
+    /// Operations one after another, each after the uploads the last one started have landed (or wait for a
+    /// handle's close): no background work races the next operation, so a seed replays the same requests.
+    let quiet: Bool
     let seed: UInt64
     private let executedCount = Atomic<Int>(0)
     var executed: Int { executedCount.load(ordering: .relaxed) }
@@ -38,11 +41,12 @@ final class CoreModelRun: @unchecked Sendable {
     /// Longest wait, in seconds, for uploads to settle.
     var settleSeconds = 30.0
 
-    init(steps: [Step], threads: Int, faults: FakeBoxFaults, concurrent: Bool, seed: UInt64) {
+    init(steps: [Step], threads: Int, faults: FakeBoxFaults, concurrent: Bool, quiet: Bool = false, seed: UInt64) {
         self.steps = steps
         self.threads = threads
         self.faults = faults
         self.concurrent = concurrent
+        self.quiet = quiet && !concurrent
         self.seed = seed
         box = FakeBox(seed: seed)
         // Memory-backed when there is one: the journal's fsyncs then cost nothing.
@@ -106,6 +110,7 @@ final class CoreModelRun: @unchecked Sendable {
             for index in range {
                 guard case .op(let thread, let op) = steps[index] else { continue }
                 if let failure = await runOne(op, thread: thread, index: index) { return failure }
+                if quiet { await uploadsSettled() }
             }
             return nil
         }
@@ -141,6 +146,17 @@ final class CoreModelRun: @unchecked Sendable {
         let answer = actual.errno == 0 ? "wrong result" : actual.description
         return Divergence(kind: .op, step: index, message: ModelRun.explain(op, thread, expected, actual),
                           operation: "\(name) \(answer)")
+    }
+
+    /// Waits (10 s at most) until no upload is due, under way or waiting to be tried again: each entry left is a
+    /// file still open for writing.
+    private func uploadsSettled() async {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let states = await writeBack?.uploader.status().entries.map(\.state) ?? []
+            if states.allSatisfy({ $0 == "writing" || $0 == "parked" }) { return }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     private func checkCoreTree() async -> Divergence? {
@@ -205,12 +221,11 @@ final class CoreModelRun: @unchecked Sendable {
     private func unmount(kill: Bool) async {
         guard let core, let writeBack else { return }
         if kill {
-            // Nothing more reaches Box from the killed core; what it was doing when its connection went ends in
-            // a transport error, and it is given a moment to end before the next core reads the journal (a
-            // killed process writes nothing after it dies).
+            // Nothing more reaches Box or the journal from the killed core (its tasks may still be running): what
+            // it was doing ends in a transport or journal error, as a killed process writes nothing after it dies.
             connection?.sever()
             await writeBack.uploader.shutdown()
-            try? await Task.sleep(for: .milliseconds(30))
+            writeBack.journal.close()
         } else {
             _ = await core.finishUploads(timeout: .seconds(settleSeconds))
         }

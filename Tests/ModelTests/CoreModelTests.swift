@@ -8,8 +8,9 @@ import XCTest
 ///
 /// Settings (scripts/soak --in-process sets them): `BOXFS_CORE_MODEL_SEEDS` (comma list) or `BOXFS_CORE_MODEL_SEED`,
 /// `BOXFS_CORE_MODEL_MINUTES` (new seeds until the time is up), `BOXFS_CORE_MODEL_FAULTS` (`off`; `on`: 5xx before a change and downloads cut part-way; `all`: also answers lost after Box made the change),
-/// `BOXFS_CORE_MODEL_STEPS`, `BOXFS_CORE_MODEL_THREADS`, `BOXFS_CORE_MODEL_JOBS` (seeds run at once, 2), `BOXFS_CORE_MODEL_CONCURRENT` (`off`: operations one after
-/// another in step order, replayed exactly; `on`: each thread's at once; `mixed`, the default: odd seeds at once).
+/// `BOXFS_CORE_MODEL_STEPS`, `BOXFS_CORE_MODEL_THREADS`, `BOXFS_CORE_MODEL_JOBS` (seeds run at once, 2), `BOXFS_CORE_MODEL_REMOUNTS` (`on`, `off`), `BOXFS_CORE_MODEL_CONCURRENT` (`quiet`: operations one after
+/// another in step order, each once the uploads it started have landed, replayed exactly; `off`: one after another,
+/// uploads racing the next; `on`: each thread's at once; `mixed`, the default: odd seeds at once, even ones `off`).
 final class CoreModelTests: XCTestCase {
     struct Settings: Sendable {
         var seeds: [UInt64] = Array(1...200)
@@ -32,9 +33,12 @@ final class CoreModelTests: XCTestCase {
             concurrency == "on" || (concurrency == "mixed" && seed % 2 == 1)
         }
 
+        var quiet: Bool { concurrency == "quiet" }
+
         func environment(seed: UInt64) -> String {
             "BOXFS_CORE_MODEL_SEED=\(seed) BOXFS_CORE_MODEL_FAULTS=\(faultName) BOXFS_CORE_MODEL_STEPS=\(mix.steps) "
-                + "BOXFS_CORE_MODEL_THREADS=\(mix.threads) BOXFS_CORE_MODEL_CONCURRENT=\(concurrency)"
+                + "BOXFS_CORE_MODEL_THREADS=\(mix.threads) BOXFS_CORE_MODEL_CONCURRENT=\(concurrency) "
+                + "BOXFS_CORE_MODEL_REMOUNTS=\(mix.remountRate + mix.killRate > 0 ? "on" : "off")"
         }
 
         static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Settings {
@@ -63,9 +67,14 @@ final class CoreModelTests: XCTestCase {
                 }
                 settings.faultName = faults
             }
+            switch value("BOXFS_CORE_MODEL_REMOUNTS") ?? "on" {
+            case "on": break
+            case "off": settings.mix.remountRate = 0; settings.mix.killRate = 0
+            case let other: throw ModelRunError(description: "BOXFS_CORE_MODEL_REMOUNTS=\(other) must be on or off")
+            }
             if let concurrency = value("BOXFS_CORE_MODEL_CONCURRENT") {
-                guard ["on", "off", "mixed"].contains(concurrency) else {
-                    throw ModelRunError(description: "BOXFS_CORE_MODEL_CONCURRENT must be on, off or mixed")
+                guard ["on", "off", "mixed", "quiet"].contains(concurrency) else {
+                    throw ModelRunError(description: "BOXFS_CORE_MODEL_CONCURRENT must be on, off, mixed or quiet")
                 }
                 settings.concurrency = concurrency
             }
@@ -127,7 +136,7 @@ final class CoreModelTests: XCTestCase {
                 next += 1
                 group.addTask {
                     let run = CoreModelRun(steps: OpGenerator.generate(seed: seed, mix: settings.mix), threads: settings.mix.threads,
-                                           faults: settings.faults, concurrent: settings.concurrent(seed: seed), seed: seed)
+                                           faults: settings.faults, concurrent: settings.concurrent(seed: seed), quiet: settings.quiet, seed: seed)
                     let divergence = try await run.run()
                     return (seed, divergence, run.executed)
                 }
@@ -151,7 +160,7 @@ final class CoreModelTests: XCTestCase {
     func run(_ steps: [Step], seed: UInt64, settings: Settings) throws -> (Divergence?, Int) {
         try blocking {
             let run = CoreModelRun(steps: steps, threads: settings.mix.threads, faults: settings.faults,
-                                   concurrent: settings.concurrent(seed: seed), seed: seed)
+                                   concurrent: settings.concurrent(seed: seed), quiet: settings.quiet, seed: seed)
             let divergence = try await run.run()
             return (divergence, run.executed)
         }
