@@ -40,6 +40,8 @@ final class CoreModelRun: @unchecked Sendable {
     private var executors: [CoreExecutor] { threadStates.map(\.executor) }
     /// Longest wait, in seconds, for uploads to settle.
     var settleSeconds = 30.0
+    /// `write_back_delay` of the mounts: 0 in the random runs; a scenario holds uploads back with more.
+    private var writeBackDelay = 0.0
 
     init(steps: [Step], threads: Int, faults: FakeBoxFaults, concurrent: Bool, quiet: Bool = false, seed: UInt64) {
         self.steps = steps
@@ -73,6 +75,38 @@ final class CoreModelRun: @unchecked Sendable {
         }
         return divergence.map(withLog)
     }
+
+    // MARK: Scenarios
+
+    /// Starts a core with its thread folders and hands out the threads' executors, for a scenario that drives them
+    /// itself (a plain test of one sequence, with no model).
+    func start() async throws -> [CoreExecutor] {
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("writeback/staging"),
+                                                withIntermediateDirectories: true)
+        try await mount()
+        for thread in 0..<threads {
+            _ = try await core!.makeDirectory(parent: FileSystem.rootInode, name: "t\(thread)")
+            threadStates.append(CoreThread(executor: CoreExecutor(core: core!, folder: "t\(thread)")))
+        }
+        return executors
+    }
+
+    /// Unmounts (what is pending is sent first) and mounts again, with uploads held back `writeBackDelay` seconds.
+    func remount(writeBackDelay: Double) async throws {
+        await unmount(kill: false)
+        self.writeBackDelay = writeBackDelay
+        try await mount()
+        for executor in executors { executor.core = core! }
+    }
+
+    /// Ends the scenario: sends what is pending, and removes the run's folder.
+    func stop() async {
+        await unmount(kill: false)
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    /// Waits until nothing is being uploaded or due.
+    func settled() async { await uploadsSettled() }
 
     private func runSteps() async -> Divergence? {
         var index = 0
@@ -256,7 +290,7 @@ final class CoreModelRun: @unchecked Sendable {
         let journal = try UploadJournal(directory: work.appendingPathComponent("writeback"))
         let uploader = Uploader(
             journal: journal, client: client,
-            configuration: UploaderConfiguration(writeBackDelay: 0, backoffBase: 0.002, backoffMax: 0.02, parkInterval: 0.05),
+            configuration: UploaderConfiguration(writeBackDelay: writeBackDelay, backoffBase: 0.002, backoffMax: 0.02, parkInterval: 0.05),
             logger: logger)
         let writeBack = WriteBackContext(journal: journal, uploader: uploader,
                                          stagingDirectory: work.appendingPathComponent("writeback/staging"))

@@ -10,10 +10,11 @@ import XCTest
 /// `BOXFS_CORE_MODEL_MINUTES` (new seeds until the time is up), `BOXFS_CORE_MODEL_FAULTS` (`off`; `on`: 5xx before a change and downloads cut part-way; `all`: also answers lost after Box made the change),
 /// `BOXFS_CORE_MODEL_STEPS`, `BOXFS_CORE_MODEL_THREADS`, `BOXFS_CORE_MODEL_JOBS` (seeds run at once, 2), `BOXFS_CORE_MODEL_REMOUNTS` (`on`, `off`), `BOXFS_CORE_MODEL_CONCURRENT` (`quiet`: operations one after
 /// another in step order, each once the uploads it started have landed, replayed exactly; `off`: one after another,
-/// uploads racing the next; `on`: each thread's at once; `mixed`, the default: odd seeds at once, even ones `off`).
+/// uploads racing the next; `on`: each thread's at once; `mixed`, a soak's default: odd seeds at once, even ones `off`; `quiet` is the bounded run's).
 final class CoreModelTests: XCTestCase {
     struct Settings: Sendable {
-        var seeds: [UInt64] = Array(1...200)
+        /// The bounded run of scripts/test: 400 seeds, quiet (exact replays), with faults and remounts.
+        var seeds: [UInt64] = Array(1...400)
         var minutes: Double?
         var mix = OpGenerator.Mix(threads: 3, steps: 60)
         var faultName = "on"
@@ -50,6 +51,8 @@ final class CoreModelTests: XCTestCase {
                 return number
             }
             settings.minutes = try number("BOXFS_CORE_MODEL_MINUTES")
+            // Without a time, the bounded run: operations replayed exactly. A soak mixes in the racing kinds.
+            if settings.minutes == nil { settings.concurrency = "quiet" }
             if let list = value("BOXFS_CORE_MODEL_SEEDS") ?? value("BOXFS_CORE_MODEL_SEED") {
                 settings.seeds = try list.split(separator: ",").map {
                     guard let seed = UInt64($0.trimmingCharacters(in: .whitespaces)) else {
@@ -82,7 +85,7 @@ final class CoreModelTests: XCTestCase {
         }
     }
 
-    /// Bounded in scripts/test (200 seeds); `BOXFS_CORE_MODEL_MINUTES` makes it a soak. Seeds run `jobs` at a time
+    /// Bounded in scripts/test (400 quiet seeds); `BOXFS_CORE_MODEL_MINUTES` makes it a soak. Seeds run `jobs` at a time
     /// (each run has its own fake Box and folders), so both cores are busy.
     func testRandomSequencesKeepToTheModelInProcess() throws {
         let settings = try Settings.fromEnvironment()

@@ -1,0 +1,36 @@
+import FakeBox
+import Foundation
+import XCTest
+
+/// Plain tests of the filesystem core in-process: one sequence each, driven through `CoreExecutor` against a fake
+/// Box, for the divergences the core's model found that a sequence shows on demand (uploads held back with
+/// `write_back_delay`, so no timing decides the outcome).
+final class CoreScenarioTests: XCTestCase {
+    /// Seed 566940517: a descriptor open for reading on a file only on Box read the bytes of another file renamed
+    /// over it (0 bytes past that file's end), while the renamed content waited to go up as the replaced Box
+    /// file's next version. The open inode is the replaced file's, so it reads what that file held.
+    func testAReaderOfAFileReplacedByARenameReadsTheReplacedFile() throws {
+        let outcomes = try blocking { () -> [Outcome] in
+            let run = CoreModelRun(steps: [], threads: 1, faults: .off, concurrent: false, seed: 1)
+            let thread = try await run.start()[0]
+            var outcomes: [Outcome] = []
+            outcomes.append(await thread.run(.writeFile("f0", Fill(length: 2670, seed: 1))))
+            outcomes.append(await thread.run(.writeFile("f1", Fill(length: 3778, seed: 2))))
+            await run.settled()
+            try await run.remount(writeBackDelay: 30)
+            outcomes.append(await thread.run(.open(slot: 1, "f1", writable: false, create: false)))
+            outcomes.append(await thread.run(.rename("f0", "f1")))
+            outcomes.append(await thread.run(.pread(slot: 1, offset: 3288, length: 15138)))
+            outcomes.append(await thread.run(.pread(slot: 1, offset: 0, length: 4)))
+            outcomes.append(await thread.run(.close(slot: 1)))
+            outcomes.append(await thread.run(.read("f1")))
+            await run.stop()
+            return outcomes
+        }
+        let replaced = Fill(length: 3778, seed: 2).bytes
+        XCTAssertEqual(outcomes.prefix(4).map(\.errno), [0, 0, 0, 0])
+        XCTAssertEqual(outcomes[4], Outcome(bytes: Array(replaced[3288...])))
+        XCTAssertEqual(outcomes[5], Outcome(bytes: Array(replaced[0..<4])))
+        XCTAssertEqual(outcomes[7], Outcome(bytes: Fill(length: 2670, seed: 1).bytes))
+    }
+}
