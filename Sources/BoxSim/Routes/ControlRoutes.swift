@@ -110,7 +110,9 @@ struct ControlRoutes: Sendable {
         group.get("settings") { _, _ in jsonResponse(settingsJSON()) }
         group.put("settings") { request, _ in
             let body = try await JSONBody.read(request)
+            let boxLimits = try LimitControlRoutes.boxLimits(body, current: settings.current.boxLimits)
             settings.update { values in
+                values.boxLimits = boxLimits
                 if let lifetime = JSONBody.int64(body["access_token_lifetime"]) { values.accessTokenLifetime = lifetime }
                 if let auto = body["auto_approve"] as? Bool { values.autoApprove = auto }
                 if let lifetime = JSONBody.int64(body["upload_session_lifetime"]) {
@@ -135,6 +137,7 @@ struct ControlRoutes: Sendable {
                         ("commit_pending_responses", .int(values.commitPendingResponses)),
                         ("commit_retry_after", .int(values.commitRetryAfter)),
                         ("long_poll_timeout", .int(values.longPollTimeout)),
-                        ("rate_limit_per_minute", values.rateLimitPerMinute.map { .int($0) } ?? .null)])
+                        ("rate_limit_per_minute", values.rateLimitPerMinute.map { .int($0) } ?? .null),
+                        ("box_limits", values.boxLimits?.json ?? .null)])
     }
 }
