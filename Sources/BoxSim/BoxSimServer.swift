@@ -69,6 +69,7 @@ public enum BoxSimServer {
         router.add(middleware: FaultMiddleware(faults: faults))
         router.add(middleware: RequestBaseMiddleware(overrides: configuration.publicURLs))
         let channels = LongPollChannels()
+        let redelivery = EventRedelivery()
         let limiter = RateLimiter(settings: settings)
         let boxLimiter = BoxLimiter(settings: settings)
         for prefix in ["2.0", "api/2.0"] {
@@ -81,7 +82,7 @@ public enum BoxSimServer {
             UploadRoutes(store: store).register(on: api)
             CopyRoutes(store: store).register(on: api)
             SharedItemRoutes(store: store).register(on: api)
-            EventRoutes(store: store, settings: settings, channels: channels).register(api: api)
+            EventRoutes(store: store, settings: settings, channels: channels, redelivery: redelivery).register(api: api)
             UploadSessionRoutes(store: store, settings: settings).register(on: api)
             VersionRoutes(store: store).register(on: api)
             TrashRoutes(store: store).register(on: api)
@@ -90,12 +91,13 @@ public enum BoxSimServer {
         }
         DownloadRoutes(store: store, signer: signer).register(on: router)
         SharedStaticRoutes(store: store, signer: signer).register(on: router)
-        EventRoutes(store: store, settings: settings, channels: channels).register(root: router)
+        EventRoutes(store: store, settings: settings, channels: channels, redelivery: redelivery).register(root: router)
         TokenRoutes(store: store, settings: settings).register(on: router)
         AuthorizeRoutes(store: store, settings: settings).register(on: router)
         if configuration.controlAPI {
             ControlRoutes(store: store, log: log, settings: settings, faults: faults).register(on: router)
             LimitControlRoutes(settings: settings, limiter: limiter, boxLimiter: boxLimiter).register(on: router)
+            EventFaultControlRoutes(store: store).register(on: router)
         }
 
         if configuration.exitWithParent { watchParent() }

@@ -89,24 +89,6 @@ struct ControlRoutes: Sendable {
             faults.clear()
             return Response(status: .noContent)
         }
-        group.post("event_faults") { request, _ in
-            let body = try await JSONBody.read(request)
-            var faults = try await store.eventFaults()
-            for (name, field) in [("drop", \EventFaults.dropRemaining), ("delay_ms", \EventFaults.delayMilliseconds)]
-            where body.keys.contains(name) {
-                guard let value = JSONBody.int64(body[name]), value >= 0 else {
-                    throw BoxError.badRequest("\(name) must be a whole number, 0 or more")
-                }
-                faults[keyPath: field] = value
-            }
-            try await store.setEventFaults(faults)
-            return jsonResponse(faults.json)
-        }
-        group.get("event_faults") { _, _ in jsonResponse(try await store.eventFaults().json) }
-        group.delete("event_faults") { _, _ in
-            try await store.setEventFaults(EventFaults())
-            return Response(status: .noContent)
-        }
         group.get("settings") { _, _ in jsonResponse(settingsJSON()) }
         group.put("settings") { request, _ in
             let body = try await JSONBody.read(request)
