@@ -91,6 +91,7 @@ public enum BoxSimServer {
         }
         DownloadRoutes(store: store, signer: signer).register(on: router)
         SharedStaticRoutes(store: store, signer: signer).register(on: router)
+        SharedLinkPageRoutes(store: store).register(on: router)
         EventRoutes(store: store, settings: settings, channels: channels, redelivery: redelivery).register(root: router)
         TokenRoutes(store: store, settings: settings).register(on: router)
         AuthorizeRoutes(store: store, settings: settings).register(on: router)
