@@ -15,8 +15,9 @@ final class BoxLimitTests: XCTestCase {
         try XCTUnwrap(try fixture.getJSON("/_control/limits")["box_limits"] as? [String: Any])
     }
 
-    /// Box's 429 (developer.box.com rate-limits guide): the ClientError shape, `rate_limit_exceeded`, `retry-after`.
-    private func assertBoxRateLimit(_ answer: CurlResult, retryAfter range: ClosedRange<Int>,
+    /// Box's 429 (developer.box.com rate-limits guide): the ClientError shape, `rate_limit_exceeded`, `retry-after`;
+    /// the body validates against the spec's answer for `operation`.
+    private func assertBoxRateLimit(_ answer: CurlResult, retryAfter range: ClosedRange<Int>, operation: String,
                                     file: StaticString = #filePath, line: UInt = #line) throws {
         XCTAssertEqual(answer.status, 429, answer.text, file: file, line: line)
         let body = try answer.json()
@@ -27,6 +28,7 @@ final class BoxLimitTests: XCTestCase {
         XCTAssertNotNil(body["request_id"] as? String, file: file, line: line)
         let seconds = try XCTUnwrap(answer.headers["retry-after"].flatMap { Int($0) }, "retry-after", file: file, line: line)
         XCTAssertTrue(range.contains(seconds), "retry-after \(seconds) not in \(range)", file: file, line: line)
+        try assertValid(operation, answer, file: file, line: line)
     }
 
     func testLimitsAreOffByDefaultAndSetThroughTheCommandLineOrSettings() async throws {
@@ -66,8 +68,8 @@ final class BoxLimitTests: XCTestCase {
             XCTAssertEqual(download.status, 200, "the dl host is not the API host")
             XCTAssertEqual(download.text, "hello world\n")
         }
-        try assertBoxRateLimit(try fixture.get("/2.0/users/me"), retryAfter: 50...60)
-        try assertBoxRateLimit(try fixture.get("/2.0/files/\(id)"), retryAfter: 50...60)
+        try assertBoxRateLimit(try fixture.get("/2.0/users/me"), retryAfter: 50...60, operation: "get_users_me")
+        try assertBoxRateLimit(try fixture.get("/2.0/files/\(id)"), retryAfter: 50...60, operation: "get_files_id")
         let counted = try counts(fixture)
         XCTAssertEqual(counted["refused"] as? Int, 2)
         XCTAssertEqual((counted["exceeded"] as? [String: Int])?["calls_per_minute"], 2)
@@ -93,11 +95,11 @@ final class BoxLimitTests: XCTestCase {
         XCTAssertEqual(try fixture.upload(attributes: ["name": "one.bin", "parent": ["id": "0"]], file: file).status, 201)
         XCTAssertEqual(try fixture.upload(attributes: ["name": "two.bin", "parent": ["id": "0"]], file: file).status, 201)
         try assertBoxRateLimit(try fixture.upload(attributes: ["name": "three.bin", "parent": ["id": "0"]], file: file),
-                               retryAfter: 50...60)
+                               retryAfter: 50...60, operation: "post_files_content")
         let session = try fixture.postJSON("/api/2.0/files/upload_sessions",
                                            ["folder_id": "0", "file_size": 20_000_000, "file_name": "big.bin"],
                                            token: fixture.sim.developerToken)
-        try assertBoxRateLimit(session, retryAfter: 50...60)
+        try assertBoxRateLimit(session, retryAfter: 50...60, operation: "post_files_upload_sessions")
         XCTAssertEqual((try counts(fixture)["exceeded"] as? [String: Int])?["uploads_per_minute"], 2)
         XCTAssertEqual((try counts(fixture)["exceeded"] as? [String: Int])?["calls_per_minute"], 0,
                        "uploads on the upload host are not API-host calls")
@@ -118,12 +120,12 @@ final class BoxLimitTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(elapsed, 1, "a second search within a second must be refused")
             throw XCTSkip("the machine took \(elapsed) s for two searches: the per-second window cannot be shown")
         }
-        try assertBoxRateLimit(second, retryAfter: 1...1)
+        try assertBoxRateLimit(second, retryAfter: 1...1, operation: "get_search")
         XCTAssertEqual((try counts(fixture)["exceeded"] as? [String: Int])?["searches_per_second"], 1)
         try await Task.sleep(for: .milliseconds(1100))
         XCTAssertEqual(try fixture.get("/2.0/search?query=needle").status, 200, "a second later the slot is free")
         try await Task.sleep(for: .milliseconds(1100))
-        try assertBoxRateLimit(try fixture.get("/2.0/search?query=needle"), retryAfter: 50...60)
+        try assertBoxRateLimit(try fixture.get("/2.0/search?query=needle"), retryAfter: 50...60, operation: "get_search")
         XCTAssertEqual((try counts(fixture)["exceeded"] as? [String: Int])?["searches_per_minute"], 1)
         XCTAssertEqual(try fixture.get("/2.0/folders/0").status, 200, "other calls go on")
     }
