@@ -25,6 +25,8 @@ public struct BoxSimConfiguration: Sendable {
     public var uploadSessionLifetime: Int64 = 7 * 24 * 3600
     /// API calls allowed per user per minute; nil: unlimited.
     public var rateLimitPerMinute: Int?
+    /// Box's per-user limits (`--box-limits`, numbers changed with `--box-limit`); nil: off.
+    public var boxLimits: BoxLimitProfile?
     /// Base URLs of the Box hosts in the absolute URLs boxsim hands out (`--public-url`); a role not named
     /// gets the scheme and host the client used (`ForwardedHeaders`).
     public var publicURLs = PublicURLOverrides()
@@ -59,16 +61,20 @@ public enum BoxSimServer {
         let settings = ServerSettings(.init(accessTokenLifetime: configuration.accessTokenLifetime,
                                             autoApprove: configuration.autoApprove,
                                             uploadSessionLifetime: configuration.uploadSessionLifetime,
-                                            rateLimitPerMinute: configuration.rateLimitPerMinute))
+                                            rateLimitPerMinute: configuration.rateLimitPerMinute,
+                                            boxLimits: configuration.boxLimits))
         let router = Router(context: BoxContext.self)
         let faults = FaultInjector()
         router.add(middleware: RequestLogMiddleware(log: log))
         router.add(middleware: FaultMiddleware(faults: faults))
         router.add(middleware: RequestBaseMiddleware(overrides: configuration.publicURLs))
         let channels = LongPollChannels()
+        let redelivery = EventRedelivery()
         let limiter = RateLimiter(settings: settings)
+        let boxLimiter = BoxLimiter(settings: settings)
         for prefix in ["2.0", "api/2.0"] {
-            let api = router.group(RouterPath(prefix)).add(middleware: AuthMiddleware(store: store, limiter: limiter))
+            let api = router.group(RouterPath(prefix))
+                .add(middleware: AuthMiddleware(store: store, limiter: limiter, boxLimiter: boxLimiter))
             UserRoutes(store: store).register(on: api)
             FolderRoutes(store: store).register(on: api)
             FileRoutes(store: store, signer: signer).register(on: api)
@@ -76,7 +82,7 @@ public enum BoxSimServer {
             UploadRoutes(store: store).register(on: api)
             CopyRoutes(store: store).register(on: api)
             SharedItemRoutes(store: store).register(on: api)
-            EventRoutes(store: store, settings: settings, channels: channels).register(api: api)
+            EventRoutes(store: store, settings: settings, channels: channels, redelivery: redelivery).register(api: api)
             UploadSessionRoutes(store: store, settings: settings).register(on: api)
             VersionRoutes(store: store).register(on: api)
             TrashRoutes(store: store).register(on: api)
@@ -85,10 +91,15 @@ public enum BoxSimServer {
         }
         DownloadRoutes(store: store, signer: signer).register(on: router)
         SharedStaticRoutes(store: store, signer: signer).register(on: router)
-        EventRoutes(store: store, settings: settings, channels: channels).register(root: router)
+        SharedLinkPageRoutes(store: store).register(on: router)
+        EventRoutes(store: store, settings: settings, channels: channels, redelivery: redelivery).register(root: router)
         TokenRoutes(store: store, settings: settings).register(on: router)
         AuthorizeRoutes(store: store, settings: settings).register(on: router)
-        if configuration.controlAPI { ControlRoutes(store: store, log: log, settings: settings, faults: faults).register(on: router) }
+        if configuration.controlAPI {
+            ControlRoutes(store: store, log: log, settings: settings, faults: faults).register(on: router)
+            LimitControlRoutes(settings: settings, limiter: limiter, boxLimiter: boxLimiter).register(on: router)
+            EventFaultControlRoutes(store: store).register(on: router)
+        }
 
         if configuration.exitWithParent { watchParent() }
         let readyFile = configuration.readyFile

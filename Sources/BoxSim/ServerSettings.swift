@@ -16,6 +16,8 @@ final class ServerSettings: Sendable {
         var longPollTimeout = 60
         /// API calls allowed per user per minute (nil: no limit); beyond it, 429 `rate_limit_exceeded`.
         var rateLimitPerMinute: Int?
+        /// Box's per-user limits (`--box-limits`, `BoxLimiter`); nil: off.
+        var boxLimits: BoxLimitProfile?
     }
 
     private let values: Mutex<Values>

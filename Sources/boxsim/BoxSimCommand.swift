@@ -30,6 +30,12 @@ struct Serve: AsyncParsableCommand {
     var uploadSessionLifetime: Int64 = 7 * 24 * 3600
     @Option(name: .customLong("rate-limit"), help: "API calls allowed per user per minute (default: unlimited).")
     var rateLimit: Int?
+    @Flag(name: .customLong("box-limits"),
+          help: "Enforce Box's per-user limits: 1000 API calls/min, 240 uploads/min, 6 searches/s and 60/min (429 + Retry-After beyond).")
+    var boxLimits = false
+    @Option(name: .customLong("box-limit"),
+            help: "Change one number of --box-limits (implies it): NAME=N, NAME one of calls_per_minute, uploads_per_minute, searches_per_second, searches_per_minute; repeatable.")
+    var boxLimit: [String] = []
     @Option(name: .customLong("public-url"),
             help: "Base URL of a Box host in the URLs boxsim hands out: ROLE=URL (role api, upload, dl or app), or URL for all; repeatable. Default: the scheme and host the client used (X-Forwarded-Proto/-Host, Forwarded, Host).")
     var publicURL: [String] = []
@@ -42,9 +48,20 @@ struct Serve: AsyncParsableCommand {
         return overrides
     }
 
+    /// The `--box-limits` profile with each `--box-limit` applied; nil when neither is given.
+    private func boxLimitProfile() throws -> BoxLimitProfile? {
+        guard boxLimits || !boxLimit.isEmpty else { return nil }
+        var profile = BoxLimitProfile()
+        for option in boxLimit {
+            do { try profile.set(option) } catch { throw ValidationError(error.description) }
+        }
+        return profile
+    }
+
     func validate() throws {
         guard developerTokenLifetime >= 0 else { throw ValidationError("--developer-token-lifetime must be ≥ 0") }
         _ = try publicURLOverrides()
+        _ = try boxLimitProfile()
     }
 
     func run() async throws {
@@ -61,6 +78,7 @@ struct Serve: AsyncParsableCommand {
         configuration.exitWithParent = exitWithParent
         configuration.uploadSessionLifetime = uploadSessionLifetime
         configuration.rateLimitPerMinute = rateLimit
+        configuration.boxLimits = try boxLimitProfile()
         configuration.publicURLs = try publicURLOverrides()
         try await BoxSimServer.run(configuration)
     }

@@ -5,13 +5,14 @@ import Synchronization
 /// `GET /2.0/events` (user streams `all`, `changes`, `sync`: `stream_position` now / 0 / N, `limit` ≤ 500; the
 /// admin streams are in `AdminEvents`), `OPTIONS /2.0/events` (one realtime server entry) and the long-poll URL it
 /// names, `GET /subscribe?channel=...`, which answers `{"version":1,"message":"new_change"}` once the user has an
-/// event after `stream_position` (or after the subscription), else `reconnect` after
-/// `ServerSettings.longPollTimeout` seconds. A token limited to an item or to item scopes is refused both
+/// event after `stream_position` (or after the subscription) or is owed events (`EventRedelivery`), else `reconnect`
+/// after `ServerSettings.longPollTimeout` seconds. A token limited to an item or to item scopes is refused both
 /// (`mayFollowStream`).
 struct EventRoutes: Sendable {
     let store: Store
     let settings: ServerSettings
     let channels: LongPollChannels
+    let redelivery: EventRedelivery
 
     func register(api group: RouterGroup<BoxContext>) {
         group.get("events") { request, context in
@@ -30,9 +31,11 @@ struct EventRoutes: Sendable {
             let position = try Self.position(positionText)
             let page = try await store.events(userID: user.id!, after: position, limit: limit,
                                               excludedTypes: stream.excludedTypes)
+            let faults = try await store.eventFaults()
+            let events = redelivery.deliver(page.events, userID: user.id!, faults: faults)
             let renderer = EventRenderer(store: store)
             var entries: [JSONValue] = []
-            for event in page.events { entries.append(try await renderer.render(event, actor: user)) }
+            for event in events { entries.append(try await renderer.render(event, actor: user)) }
             return jsonResponse(Self.page(entries, next: page.next))
         }
         group.on("events", method: .options) { request, context in
@@ -57,7 +60,8 @@ struct EventRoutes: Sendable {
             let after = request.uri.queryParameters.get("stream_position").flatMap { Int64($0) } ?? opened.position
             let deadline = ContinuousClock.now + .seconds(settings.current.longPollTimeout)
             while ContinuousClock.now < deadline {
-                if try await store.latestStreamPosition(userID: opened.userID) > after {
+                if try await store.latestStreamPosition(userID: opened.userID) > after
+                    || redelivery.owes(userID: opened.userID) {
                     return jsonResponse(Self.message("new_change"))
                 }
                 try await Task.sleep(for: .milliseconds(200))

@@ -6,6 +6,7 @@ struct AuthMiddleware: RouterMiddleware {
     typealias Context = BoxContext
     let store: Store
     let limiter: RateLimiter
+    let boxLimiter: BoxLimiter
 
     func handle(_ request: Request, context: BoxContext,
                 next: (Request, BoxContext) async throws -> Response) async throws -> Response {
@@ -20,6 +21,7 @@ struct AuthMiddleware: RouterMiddleware {
         context.token = record
         context.state.userID = context.user?.id
         try limiter.check(userID: user.id!)
+        try boxLimiter.check(userID: user.id!, method: request.method.rawValue, path: request.uri.path)
         return try await next(request, context)
     }
 

@@ -6,6 +6,10 @@ import Synchronization
 final class RateLimiter: Sendable {
     private let settings: ServerSettings
     private let recent = Mutex<[Int64: [ContinuousClock.Instant]]>([:])
+    private let refusals = Mutex(0)
+
+    /// Requests answered 429 by this limit.
+    var refused: Int { refusals.withLock { $0 } }
 
     init(settings: ServerSettings) { self.settings = settings }
 
@@ -22,8 +26,14 @@ final class RateLimiter: Sendable {
             let wait = times.first.map { .seconds(60) - (now - $0) } ?? .seconds(1)
             return max(1, Int(wait.components.seconds) + 1)
         }
-        if let retryAfter { throw BoxError.rateLimited(retryAfter: retryAfter) }
+        if let retryAfter {
+            refusals.withLock { $0 += 1 }
+            throw BoxError.rateLimited(retryAfter: retryAfter)
+        }
     }
 
-    func reset() { recent.withLock { $0.removeAll() } }
+    func reset() {
+        recent.withLock { $0.removeAll() }
+        refusals.withLock { $0 = 0 }
+    }
 }

@@ -89,28 +89,12 @@ struct ControlRoutes: Sendable {
             faults.clear()
             return Response(status: .noContent)
         }
-        group.post("event_faults") { request, _ in
-            let body = try await JSONBody.read(request)
-            var faults = try await store.eventFaults()
-            for (name, field) in [("drop", \EventFaults.dropRemaining), ("delay_ms", \EventFaults.delayMilliseconds)]
-            where body.keys.contains(name) {
-                guard let value = JSONBody.int64(body[name]), value >= 0 else {
-                    throw BoxError.badRequest("\(name) must be a whole number, 0 or more")
-                }
-                faults[keyPath: field] = value
-            }
-            try await store.setEventFaults(faults)
-            return jsonResponse(faults.json)
-        }
-        group.get("event_faults") { _, _ in jsonResponse(try await store.eventFaults().json) }
-        group.delete("event_faults") { _, _ in
-            try await store.setEventFaults(EventFaults())
-            return Response(status: .noContent)
-        }
         group.get("settings") { _, _ in jsonResponse(settingsJSON()) }
         group.put("settings") { request, _ in
             let body = try await JSONBody.read(request)
+            let boxLimits = try LimitControlRoutes.boxLimits(body, current: settings.current.boxLimits)
             settings.update { values in
+                values.boxLimits = boxLimits
                 if let lifetime = JSONBody.int64(body["access_token_lifetime"]) { values.accessTokenLifetime = lifetime }
                 if let auto = body["auto_approve"] as? Bool { values.autoApprove = auto }
                 if let lifetime = JSONBody.int64(body["upload_session_lifetime"]) {
@@ -135,6 +119,7 @@ struct ControlRoutes: Sendable {
                         ("commit_pending_responses", .int(values.commitPendingResponses)),
                         ("commit_retry_after", .int(values.commitRetryAfter)),
                         ("long_poll_timeout", .int(values.longPollTimeout)),
-                        ("rate_limit_per_minute", values.rateLimitPerMinute.map { .int($0) } ?? .null)])
+                        ("rate_limit_per_minute", values.rateLimitPerMinute.map { .int($0) } ?? .null),
+                        ("box_limits", values.boxLimits?.json ?? .null)])
     }
 }

@@ -4,11 +4,7 @@
 enum SharedLinkRenderer {
     static func json(_ link: SharedLinkRecord, item: ItemRecord, base: String) -> JSONValue {
         let vanityURL = link.vanityName.map { base + "/v/" + $0 }
-        var downloadURL: String?
-        if !item.isFolder {
-            let parts = item.name.split(separator: ".", omittingEmptySubsequences: false)
-            downloadURL = base + "/shared/static/" + link.token + (parts.count > 1 ? "." + parts.last! : "")
-        }
+        let downloadURL = downloadURL(link, item: item, base: base)
         let permissions: [(String, JSONValue)] = [
             ("can_download", .bool(link.canDownload)), ("can_preview", .bool(true)), ("can_edit", .bool(link.canEdit)),
         ]
@@ -29,6 +25,13 @@ enum SharedLinkRenderer {
             ("access", .string(link.access)),
             ("permissions", .object(permissions)),
         ])
+    }
+
+    /// A file link's `download_url`, `<base>/shared/static/<token>.<ext>` (`SharedStaticRoutes`); nil for folders.
+    static func downloadURL(_ link: SharedLinkRecord, item: ItemRecord, base: String) -> String? {
+        guard !item.isFolder else { return nil }
+        let parts = item.name.split(separator: ".", omittingEmptySubsequences: false)
+        return base + "/shared/static/" + link.token + (parts.count > 1 ? "." + parts.last! : "")
     }
 
     static func effectivePermission(_ link: SharedLinkRecord) -> String {

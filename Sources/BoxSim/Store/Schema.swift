@@ -140,6 +140,15 @@ enum Schema {
                     sha1 TEXT PRIMARY KEY, pack INTEGER NOT NULL, offset INTEGER NOT NULL) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v11-event-stream-faults") { db in
+            try db.execute(sql: """
+                -- Box's stream as Box serves it (`/_control/event_faults`): events sent twice or late, and events past
+                -- retention (`expired_through`: positions up to it are in no page).
+                ALTER TABLE event_fault ADD COLUMN duplicate_rate REAL NOT NULL DEFAULT 0;
+                ALTER TABLE event_fault ADD COLUMN out_of_order_rate REAL NOT NULL DEFAULT 0;
+                ALTER TABLE event_fault ADD COLUMN expired_through INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
         return migrator
     }
 }

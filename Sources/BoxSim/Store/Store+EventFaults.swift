@@ -8,9 +8,17 @@ struct EventFaults: Sendable, Equatable {
     var dropRemaining: Int64 = 0
     /// Each event recorded is in no page and wakes no long poll until this many milliseconds after it.
     var delayMilliseconds: Int64 = 0
+    /// Share (0…1) of the events of a page that are sent again in the user's next page (`EventRedelivery`).
+    var duplicateRate: Double = 0
+    /// Share (0…1) of the events of a page held back to the end of the user's next page, after later events.
+    var outOfOrderRate: Double = 0
+    /// Events up to this position (every user's) are past Box's retention: in no page (`expire`).
+    var expiredThrough: Int64 = 0
 
     var json: JSONValue {
-        .object([("drop_remaining", .int(dropRemaining)), ("delay_ms", .int(delayMilliseconds))])
+        .object([("drop_remaining", .int(dropRemaining)), ("delay_ms", .int(delayMilliseconds)),
+                 ("duplicate_rate", .double(duplicateRate)), ("out_of_order_rate", .double(outOfOrderRate)),
+                 ("expired_through", .int(expiredThrough))])
     }
 }
 
@@ -29,16 +37,26 @@ extension Store {
     /// Replaces the event faults in force (zeros clear them; events already delayed keep their time).
     func setEventFaults(_ faults: EventFaults) async throws {
         try await database.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO event_fault(id, drop_remaining, delay_ms) VALUES (1, ?, ?)",
-                           arguments: [faults.dropRemaining, faults.delayMilliseconds])
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO event_fault(id, drop_remaining, delay_ms, duplicate_rate, out_of_order_rate,
+                                                   expired_through) VALUES (1, ?, ?, ?, ?, ?)
+                """, arguments: [faults.dropRemaining, faults.delayMilliseconds, faults.duplicateRate,
+                                  faults.outOfOrderRate, faults.expiredThrough])
         }
     }
 
-    private static func eventFaults(_ db: Database) throws -> EventFaults {
-        guard let row = try Row.fetchOne(db, sql: "SELECT drop_remaining, delay_ms FROM event_fault") else {
-            return EventFaults()
-        }
-        return EventFaults(dropRemaining: row["drop_remaining"], delayMilliseconds: row["delay_ms"])
+    static func eventFaults(_ db: Database) throws -> EventFaults {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT drop_remaining, delay_ms, duplicate_rate, out_of_order_rate, expired_through FROM event_fault
+            """) else { return EventFaults() }
+        return EventFaults(dropRemaining: row["drop_remaining"], delayMilliseconds: row["delay_ms"],
+                           duplicateRate: row["duplicate_rate"], outOfOrderRate: row["out_of_order_rate"],
+                           expiredThrough: row["expired_through"])
+    }
+
+    /// The latest position of any user's stream: what `expire` marks as past retention.
+    func latestEventID() async throws -> Int64 {
+        try await database.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM event") ?? 0 }
     }
 
     /// Decides the fate of one event (inside the write that records it; a drop uses up one of the count).

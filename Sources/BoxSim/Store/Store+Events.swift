@@ -31,15 +31,19 @@ extension Store {
         try await database.read { db in try Self.visiblePosition(db, userID: userID) }
     }
 
-    /// The user's events after `position`, oldest first, leaving out `excludedTypes`. When the page is not full,
-    /// `next` is the user's latest position, so skipped events are not scanned again.
+    /// The user's events after `position`, oldest first, leaving out `excludedTypes` and events past retention
+    /// (`EventFaults.expiredThrough`). When the page is not full, `next` is the user's latest position, so skipped
+    /// events are not scanned again.
     func events(userID: Int64, after position: Int64, limit: Int, excludedTypes: [String] = []) async throws
         -> EventPage {
         try await database.read { db in
             let placeholders = excludedTypes.map { _ in "?" }.joined(separator: ",")
             let exclusion = excludedTypes.isEmpty ? "" : "AND event_type NOT IN (\(placeholders))"
             let visible = try Self.visiblePosition(db, userID: userID)
-            let arguments = StatementArguments([userID, position, visible]) + StatementArguments(excludedTypes)
+            // Events past retention are gone: a position before them reads on from the oldest one kept, as Box does.
+            let expired = try Self.eventFaults(db).expiredThrough
+            let kept = max(position, expired)
+            let arguments = StatementArguments([userID, kept, visible]) + StatementArguments(excludedTypes)
                 + StatementArguments([limit])
             let events = try EventRecord.fetchAll(db, sql: """
                 SELECT id, event_id, user_id, event_type, item_id, created_at, actor_id FROM event
