@@ -22,7 +22,8 @@ extension FileSystem {
                 // `item` was taken before: an upload of this file may have landed since and its local copy been let
                 // go of, and then its node holds the version Box has now, the one to copy (model seed 22170: Box's
                 // older item was fetched, and Box's newer, shorter content failed the read with EIO).
-                var item = tree.withLock { tree in tree.inode(forItemID: item.id).flatMap { tree.node($0)?.item } } ?? item
+                let inode = tree.withLock { $0.inode(forItemID: item.id) }
+                var item = tree.withLock { tree in inode.flatMap { tree.node($0)?.item } } ?? item
                 let staging = try StagingFile(path: writeBack.newStagingPath(), create: true)
                 do {
                     if !empty { item = try await copyContent(of: item, into: staging) }
@@ -33,11 +34,13 @@ extension FileSystem {
                 var local = item
                 if empty { local.size = 0 }
                 // Handles reading the Box file read the local copy from now on, and count as its handles: it is
-                // the file they opened, and it must outlive an unlink while they have it open.
+                // the file they opened, and it must outlive an unlink while they have it open. Not those open on an
+                // inode another file was renamed over (the Box file's next version is that file's content): they
+                // keep reading the version they opened (model seed 709055300).
                 return locals.withLock { files in
                     let number = files.reserveNumber()
                     files.add(LocalFiles.File(number: number, staging: staging, item: local, base: item))
-                    let readers = handles.withLock { $0.moveRemoteReaders(ofItemID: item.id, toLocal: number) }
+                    let readers = handles.withLock { $0.moveRemoteReaders(ofItemID: item.id, onInode: inode, toLocal: number) }
                     files.update(number) { $0.handles += readers }
                     return number
                 }

@@ -68,11 +68,12 @@ struct HandleTable {
         handles.values.contains { if case .file(let reader, _) = $0 { reader.file.id == itemID } else { false } }
     }
 
-    /// Points every handle reading Box file `itemID` from Box at local file `number` instead; returns how many.
-    mutating func moveRemoteReaders(ofItemID itemID: String, toLocal number: UInt64) -> Int {
+    /// Points every handle reading Box file `itemID` from Box through `inode` (the inode that stands for the file
+    /// now) at local file `number` instead; returns how many.
+    mutating func moveRemoteReaders(ofItemID itemID: String, onInode inode: UInt64?, toLocal number: UInt64) -> Int {
         var moved = 0
         for (key, handle) in handles {
-            guard case .file(let reader, _) = handle, reader.file.id == itemID else { continue }
+            guard case .file(let reader, let opened) = handle, reader.file.id == itemID, opened == inode else { continue }
             handles[key] = .local(number: number, writable: false)
             moved += 1
         }

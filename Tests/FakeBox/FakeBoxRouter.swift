@@ -73,8 +73,9 @@ struct FakeBoxRouter {
                 return FakeAnswer(status: 204)
             case (.get, 3, "files") where segments[2] == "content":
                 guard let item = box.items[segments[1]], item.kind == .file else { throw .notFound }
-                if let version = query["version"], !version.isEmpty, version != item.versionID { throw .notFound }
-                return FakeAnswer(status: 302, headers: [("Location", "\(FakeBox.apiBase)/dl/\(item.id)/\(item.versionID)")])
+                let version = query["version"].flatMap { $0.isEmpty ? nil : $0 } ?? item.versionID
+                guard version == item.versionID || item.earlierVersions[version] != nil else { throw .notFound }
+                return FakeAnswer(status: 302, headers: [("Location", "\(FakeBox.apiBase)/dl/\(item.id)/\(version)")])
             case (.options, 2, "files") where segments[1] == "content":
                 let fields = Self.object(body)
                 let parent = (fields["parent"] as? [String: Any])?["id"] as? String ?? ""
@@ -131,10 +132,11 @@ struct FakeBoxRouter {
 
     /// The pre-signed download location's answer: the version's bytes, or the range asked for.
     private func download(_ segments: [String], _ request: HTTPRequest) -> FakeAnswer {
-        guard segments.count == 2, let item = box.items[segments[0]], item.versionID == segments[1] else {
+        guard segments.count == 2, let item = box.items[segments[0]],
+              let content = item.versionID == segments[1] ? item.content : item.earlierVersions[segments[1]]
+        else {
             return FakeAnswer(status: 404)
         }
-        let content = item.content
         guard let range = request.headers["Range"], range.hasPrefix("bytes=") else {
             return FakeAnswer(status: 200, body: content)
         }

@@ -19,6 +19,8 @@ public struct FakeBoxState: Sendable {
         }
         /// Box's SHA-1 of `content`, kept with it (listings show it for every file).
         public private(set) var sha1 = Self.digest([])
+        /// The content of each earlier version, by version id (Box serves them with `?version=`).
+        public var earlierVersions: [String: [UInt8]] = [:]
         public var versionID: String = ""
         /// Moves on every change of the item (name, place, content), as Box's `etag` does.
         public var etag: Int = 0
@@ -129,6 +131,7 @@ public struct FakeBoxState: Sendable {
         if let ifMatch, ifMatch != String(item.etag) { throw .preconditionFailed }
         if let name, name != item.name, let parentID = item.parentID { try checkNewName(name, in: parentID, except: fileID) }
         let now = tick()
+        item.earlierVersions[item.versionID] = item.content
         item.content = content
         item.versionID = newID()
         item.etag += 1

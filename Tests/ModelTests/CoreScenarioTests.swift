@@ -33,4 +33,28 @@ final class CoreScenarioTests: XCTestCase {
         XCTAssertEqual(outcomes[5], Outcome(bytes: Array(replaced[0..<4])))
         XCTAssertEqual(outcomes[7], Outcome(bytes: Fill(length: 2670, seed: 1).bytes))
     }
+
+    /// Seed 709055300 (quiet, faults `all`, shrunk to 6 steps): the same reader, after the file renamed over it was
+    /// then appended to, read the new file: the append's local copy of the Box file took every handle reading that
+    /// Box id, the one open on the replaced inode too.
+    func testAReaderOfAFileReplacedByARenameIgnoresWritesToTheNewFile() throws {
+        let outcomes = try blocking { () -> [Outcome] in
+            let run = CoreModelRun(steps: [], threads: 1, faults: .off, concurrent: false, seed: 1)
+            let thread = try await run.start()[0]
+            var outcomes: [Outcome] = []
+            outcomes.append(await thread.run(.writeFile("f1", Fill(length: 1795, seed: 1))))
+            outcomes.append(await thread.run(.writeFile("f2", Fill(length: 3442, seed: 2))))
+            await run.settled()
+            outcomes.append(await thread.run(.open(slot: 1, "f1", writable: false, create: true)))
+            outcomes.append(await thread.run(.rename("f2", "f1")))
+            await run.settled()
+            outcomes.append(await thread.run(.append("f1", Fill(length: 1494, seed: 3))))
+            outcomes.append(await thread.run(.pread(slot: 1, offset: 1000, length: 21368)))
+            outcomes.append(await thread.run(.close(slot: 1)))
+            await run.stop()
+            return outcomes
+        }
+        XCTAssertEqual(outcomes.prefix(5).map(\.errno), [0, 0, 0, 0, 0])
+        XCTAssertEqual(outcomes[5], Outcome(bytes: Array(Fill(length: 1795, seed: 1).bytes[1000...])))
+    }
 }

@@ -57,4 +57,20 @@ extension WriteRaceTests {
         try await waitForBox("f1", text: String(repeating: "n", count: 2670))
         XCTAssertEqual(try boxNames(in: ""), ["f1"])
     }
+
+    /// Defect (found by the in-process core model, seed 709055300): the same reader, once the file renamed over it
+    /// was appended to, read the new file's bytes: the append's local copy of the Box file took every handle
+    /// reading that Box id, the one open on the replaced inode too.
+    func testAReaderOfAFileReplacedByARenameIgnoresWritesToTheNewFile() async throws {
+        let replaced = String(repeating: "r", count: 1795)
+        let mount = try await startAndMount(texts: ["f2": String(repeating: "n", count: 3442), "f1": replaced])
+        let reader = try HeldFile(mount.path("f1"), flags: O_RDONLY)
+        try succeed(["mv", mount.path("f2"), mount.path("f1")])
+        try await waitUntilSettled(mount)
+        try succeed(["sh", "-c", "printf %1494s '' >> \"$1\"", "sh", mount.path("f1")])
+        XCTAssertEqual(try reader.pread(at: 1000, count: 21368), Data(replaced.utf8.dropFirst(1000)))
+        try reader.close()
+        try await waitUntilSettled(mount)
+        try await waitForBox("f1", text: String(repeating: "n", count: 3442) + String(repeating: " ", count: 1494))
+    }
 }
