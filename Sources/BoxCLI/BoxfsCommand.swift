@@ -17,9 +17,15 @@ struct BoxfsCommand: AsyncParsableCommand {
 
 /// `boxfs unmount MOUNTPOINT`: the same as `fusermount3 -u MOUNTPOINT`.
 struct UnmountCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "unmount", abstract: "Unmount a boxfs mount.")
+    static let configuration = CommandConfiguration(
+        commandName: "unmount", abstract: "Unmount a boxfs mount.",
+        discussion: """
+            The same as `fusermount3 -u MOUNTPOINT` (or `umount` as root), for a boxfs
+            mount only. The daemon sends pending uploads before it exits, for up to
+            upload_wait seconds; what is left goes up at the next mount.
+            """)
 
-    @Argument var mountpoint: String
+    @Argument(help: "The folder a boxfs mount is on.") var mountpoint: String
 
     func run() async throws {
         let absolute = mountpoint.hasPrefix("/") ? mountpoint : FileManager.default.currentDirectoryPath + "/" + mountpoint

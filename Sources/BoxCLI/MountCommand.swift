@@ -15,9 +15,10 @@ struct MountCommand: AsyncParsableCommand {
 
             Without -f the command returns once the mount is ready and the
             filesystem keeps running in the background. Unmount with
-            `fusermount3 -u MOUNTPOINT` or `umount`, or stop it with SIGTERM.
+            `boxfs unmount MOUNTPOINT`, `fusermount3 -u MOUNTPOINT` or
+            `umount`, or stop it with SIGTERM.
 
-            Options (-o, comma-separated; see docs/CONFIGURATION.md):
+            Options (-o, comma-separated; `man mount.boxfs` says what each does):
               token_file=PATH  profile=NAME  as_user=ID  downscope[=SCOPES]
               token_store=file|memory  shared_link_password_file=PATH
               endpoint=URL  ro  rw  allow_other  uid=N  gid=N
@@ -95,9 +96,13 @@ struct MountCommand: AsyncParsableCommand {
         }
     }
 
+    /// The name errors start with: the helper's name when called as one (`mount.boxfs`,
+    /// `mount.fuse.boxfs`), else `boxfs` (`boxfs mount ...`, and mount.fuse3's `boxfs SOURCE MOUNTPOINT`).
+    static var errorPrefix: String { BoxfsEntry.calledAsMountHelper ? BoxfsEntry.calledName : "boxfs" }
+
     /// One line on stderr, exit status 1: what mount(8) users expect from a helper.
     static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("mount.boxfs: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("\(errorPrefix): \(message)\n".utf8))
         Foundation.exit(1)
     }
 }
@@ -129,7 +134,8 @@ enum Mountpoint {
                 + "(fusermount3 -u \(path)), or add -o nonempty to mount over it")
         }
         if let entries = try? FileManager.default.contentsOfDirectory(atPath: resolved), !entries.isEmpty {
-            throw CheckError(description: "mountpoint \(path) is not empty (\(entries.count) entries would be hidden); "
+            let count = entries.count == 1 ? "1 entry" : "\(entries.count) entries"
+            throw CheckError(description: "mountpoint \(path) is not empty (\(count) would be hidden); "
                 + "use an empty folder, or add -o nonempty to mount over it")
         }
         return resolved

@@ -211,7 +211,7 @@ public struct MountOptions: Equatable, Sendable {
         case _ where Self.kernel.contains(key): kernelFlags.append(key)
         case _ where Self.ignored.contains(key) || key.hasPrefix("x-") || key == "comment": break
         default:
-            throw ParseError(description: "unknown option '\(key)' (see docs/CONFIGURATION.md for the options boxfs takes)")
+            throw ParseError(description: "unknown option '\(key)' (`man mount.boxfs` or docs/CONFIGURATION.md lists the options boxfs takes)")
         }
     }
 

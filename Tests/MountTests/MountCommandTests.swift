@@ -29,7 +29,7 @@ final class MountCommandTests: MountTestCase {
             XCTAssertEqual(result.status, 1, "\(item.expected): \(result.stderr)")
             let lines = result.stderr.split(separator: "\n")
             XCTAssertEqual(lines.count, 1, "one line for \(item.expected), got: \(result.stderr)")
-            XCTAssertTrue(result.stderr.hasPrefix("mount.boxfs: "), result.stderr)
+            XCTAssertTrue(result.stderr.hasPrefix("boxfs: "), result.stderr)
             XCTAssertTrue(result.stderr.contains(item.expected), "expected '\(item.expected)' in: \(result.stderr)")
             XCTAssertFalse(result.stderr.contains("not-a-valid-token"), "the token never appears in messages")
             XCTAssertFalse(MountFixture.isMounted(mountpoint.path))

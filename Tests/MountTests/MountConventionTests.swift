@@ -78,5 +78,10 @@ final class MountConventionTests: MountTestCase {
         XCTAssertNotEqual(missing.status, 0)
         XCTAssertTrue(missing.stderr.contains("mount.boxfs"), missing.stderr)
         XCTAssertFalse(missing.stderr.contains("See 'mount --help'"), missing.stderr)
+        // Its own errors start with the name it was called by; `boxfs mount`'s with `boxfs:`.
+        let refused = try Shell.run([helper.path, "box:", folder.path, "-o", "umask=999"])
+        XCTAssertTrue(refused.stderr.hasPrefix("mount.boxfs: option 'umask'"), refused.stderr)
+        let refusedAsBoxfs = try Shell.run([binary.path, "mount", "box:", folder.path, "-o", "umask=999"])
+        XCTAssertTrue(refusedAsBoxfs.stderr.hasPrefix("boxfs: option 'umask'"), refusedAsBoxfs.stderr)
     }
 }

@@ -43,6 +43,6 @@ final class SharedMountModeTests: MountTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try MountFixture.runMount(source: "box:", mountpoint: folder.path, options: ["umask=999"], token: "x")
         XCTAssertEqual(result.status, 1)
-        XCTAssertEqual(result.stderr, "mount.boxfs: option 'umask': '999' is not an octal mode such as 077 or 0640\n")
+        XCTAssertEqual(result.stderr, "boxfs: option 'umask': '999' is not an octal mode such as 077 or 0640\n")
     }
 }

@@ -39,7 +39,7 @@ final class StatusPresentationTests: WriteTestCase {
         let result = try MountFixture.runMount(source: "box:", mountpoint: folder.path, options: ["read_ahead_kb=4096"], token: "x")
         XCTAssertEqual(result.status, 1)
         XCTAssertEqual(result.stderr, """
-            mount.boxfs: option 'read_ahead_kb': 4096 is more than the kernel lets a FUSE mount read ahead \
+            boxfs: option 'read_ahead_kb': 4096 is more than the kernel lets a FUSE mount read ahead \
             (at most 1024); use read_ahead_kb=1024
 
             """)

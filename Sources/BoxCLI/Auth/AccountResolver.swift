@@ -22,7 +22,7 @@ enum AccountResolver {
             return Account(
                 tokens: authenticator, label: "token file",
                 rejectedTokenAdvice: "developer tokens expire after 60 minutes and cannot be refreshed; put a new token in "
-                    + "\(path) (a running mount reads it again), or sign in once with `boxfs login`",
+                    + "\(path) and mount again (a mount that is already running reads the file again by itself), or sign in once with `boxfs login`",
                 tokenFile: source)
         }
         if let name = options.profile {
