@@ -22,8 +22,11 @@ extension FileSystem {
                 // `item` was taken before: an upload of this file may have landed since and its local copy been let
                 // go of, and then its node holds the version Box has now, the one to copy (model seed 22170: Box's
                 // older item was fetched, and Box's newer, shorter content failed the read with EIO).
-                let inode = tree.withLock { $0.inode(forItemID: item.id) }
-                var item = tree.withLock { tree in inode.flatMap { tree.node($0)?.item } } ?? item
+                let (inode, current) = tree.withLock { tree in
+                    let inode = tree.inode(forItemID: item.id)
+                    return (inode, inode.flatMap { tree.node($0)?.item })
+                }
+                var item = current ?? item
                 let staging = try StagingFile(path: writeBack.newStagingPath(), create: true)
                 do {
                     if !empty { item = try await copyContent(of: item, into: staging) }

@@ -133,11 +133,7 @@ final class CoreExecutor: @unchecked Sendable {
             let (_, _, found) = try await resolve(relative)
             guard let found else { return .error(ENOENT) }
             if found.kind == .directory { return .error(EISDIR) }
-            let opened = try await call { () async throws(FSError) in try await core.openFile(found.inode, mode: .readOnly, truncate: false) }
-            let outcome: Outcome
-            do { outcome = Outcome(bytes: try await readAll(opened.handle, from: 0, upTo: .max)) } catch { outcome = .error(error.errno) }
-            await core.releaseFile(handle: opened.handle)
-            return outcome
+            return Outcome(bytes: try await readWhole(found.inode))
         case .stat(let relative):
             let (_, _, found) = try await resolve(relative)
             guard let found else { return .error(ENOENT) }
@@ -235,6 +231,18 @@ final class CoreExecutor: @unchecked Sendable {
         return result
     }
 
+    /// open, read to the end, close.
+    private func readWhole(_ inode: UInt64) async throws(Failure) -> [UInt8] {
+        let opened = try await call { () async throws(FSError) in try await core.openFile(inode, mode: .readOnly, truncate: false) }
+        let bytes: [UInt8]
+        do { bytes = try await readAll(opened.handle, from: 0, upTo: .max) } catch {
+            await core.releaseFile(handle: opened.handle)
+            throw error
+        }
+        await core.releaseFile(handle: opened.handle)
+        return bytes
+    }
+
     /// `readdir` as readdirplus does it (each entry's node remembered), then the attributes of every entry.
     private func list(_ inode: UInt64) async throws(Failure) -> [(name: String, kind: String)] {
         let handle = try await call { () async throws(FSError) in try await core.openDirectory(inode) }
@@ -289,16 +297,7 @@ final class CoreExecutor: @unchecked Sendable {
                         pending.append((attributes.inode, path))
                         continue
                     }
-                    let opened = try await call { () async throws(FSError) in
-                        try await core.openFile(attributes.inode, mode: .readOnly, truncate: false)
-                    }
-                    let bytes: [UInt8]
-                    do { bytes = try await readAll(opened.handle, from: 0, upTo: .max) } catch {
-                        await core.releaseFile(handle: opened.handle)
-                        throw error
-                    }
-                    await core.releaseFile(handle: opened.handle)
-                    result[prefix + path] = Manifest.file(size: Int(attributes.size), bytes)
+                    result[prefix + path] = Manifest.file(size: Int(attributes.size), try await readWhole(attributes.inode))
                 }
             }
         } catch {

@@ -59,14 +59,7 @@ final class CoreModelRun: @unchecked Sendable {
 
     func run() async throws -> Divergence? {
         defer { try? FileManager.default.removeItem(at: work) }
-        try FileManager.default.createDirectory(at: work.appendingPathComponent("writeback/staging"),
-                                                withIntermediateDirectories: true)
-        try await mount()
-        guard let core else { throw ModelRunError(description: "no core") }
-        for thread in 0..<threads {
-            _ = try await core.makeDirectory(parent: FileSystem.rootInode, name: "t\(thread)")
-            threadStates.append(CoreThread(executor: CoreExecutor(core: core, folder: "t\(thread)")))
-        }
+        _ = try await start()
         box.setFaults(faults)
         let divergence = await runSteps()
         await unmount(kill: false)
@@ -78,8 +71,8 @@ final class CoreModelRun: @unchecked Sendable {
 
     // MARK: Scenarios
 
-    /// Starts a core with its thread folders and hands out the threads' executors, for a scenario that drives them
-    /// itself (a plain test of one sequence, with no model).
+    /// Starts a core with its thread folders and hands out the threads' executors (`run` drives them through the
+    /// steps; a scenario drives them itself).
     func start() async throws -> [CoreExecutor] {
         try FileManager.default.createDirectory(at: work.appendingPathComponent("writeback/staging"),
                                                 withIntermediateDirectories: true)

@@ -36,6 +36,12 @@ final class CoreModelTests: XCTestCase {
 
         var quiet: Bool { concurrency == "quiet" }
 
+        /// A run of `steps` with these settings.
+        func run(_ steps: [Step], seed: UInt64) -> CoreModelRun {
+            CoreModelRun(steps: steps, threads: mix.threads, faults: faults, concurrent: concurrent(seed: seed),
+                         quiet: quiet, seed: seed)
+        }
+
         func environment(seed: UInt64) -> String {
             "BOXFS_CORE_MODEL_SEED=\(seed) BOXFS_CORE_MODEL_FAULTS=\(faultName) BOXFS_CORE_MODEL_STEPS=\(mix.steps) "
                 + "BOXFS_CORE_MODEL_THREADS=\(mix.threads) BOXFS_CORE_MODEL_CONCURRENT=\(concurrency) "
@@ -138,8 +144,7 @@ final class CoreModelTests: XCTestCase {
                 guard let seed = seeds(next) else { return false }
                 next += 1
                 group.addTask {
-                    let run = CoreModelRun(steps: OpGenerator.generate(seed: seed, mix: settings.mix), threads: settings.mix.threads,
-                                           faults: settings.faults, concurrent: settings.concurrent(seed: seed), quiet: settings.quiet, seed: seed)
+                    let run = settings.run(OpGenerator.generate(seed: seed, mix: settings.mix), seed: seed)
                     let divergence = try await run.run()
                     return (seed, divergence, run.executed)
                 }
@@ -162,8 +167,7 @@ final class CoreModelTests: XCTestCase {
 
     func run(_ steps: [Step], seed: UInt64, settings: Settings) throws -> (Divergence?, Int) {
         try blocking {
-            let run = CoreModelRun(steps: steps, threads: settings.mix.threads, faults: settings.faults,
-                                   concurrent: settings.concurrent(seed: seed), quiet: settings.quiet, seed: seed)
+            let run = settings.run(steps, seed: seed)
             let divergence = try await run.run()
             return (divergence, run.executed)
         }

@@ -6,13 +6,27 @@ import XCTest
 /// Box, for the divergences the core's model found that a sequence shows on demand (uploads held back with
 /// `write_back_delay`, so no timing decides the outcome).
 final class CoreScenarioTests: XCTestCase {
+    /// Runs `body` on a new core with one thread folder (faults off), then ends the core; answers what `body` saw.
+    func scenario(_ body: @escaping @Sendable (CoreModelRun, CoreExecutor) async throws -> [Outcome]) throws -> [Outcome] {
+        try blocking {
+            let run = CoreModelRun(steps: [], threads: 1, faults: .off, concurrent: false, seed: 1)
+            let thread = try await run.start()[0]
+            do {
+                let outcomes = try await body(run, thread)
+                await run.stop()
+                return outcomes
+            } catch {
+                await run.stop()
+                throw error
+            }
+        }
+    }
+
     /// Seed 566940517: a descriptor open for reading on a file only on Box read the bytes of another file renamed
     /// over it (0 bytes past that file's end), while the renamed content waited to go up as the replaced Box
     /// file's next version. The open inode is the replaced file's, so it reads what that file held.
     func testAReaderOfAFileReplacedByARenameReadsTheReplacedFile() throws {
-        let outcomes = try blocking { () -> [Outcome] in
-            let run = CoreModelRun(steps: [], threads: 1, faults: .off, concurrent: false, seed: 1)
-            let thread = try await run.start()[0]
+        let outcomes = try scenario { run, thread in
             var outcomes: [Outcome] = []
             outcomes.append(await thread.run(.writeFile("f0", Fill(length: 2670, seed: 1))))
             outcomes.append(await thread.run(.writeFile("f1", Fill(length: 3778, seed: 2))))
@@ -24,7 +38,6 @@ final class CoreScenarioTests: XCTestCase {
             outcomes.append(await thread.run(.pread(slot: 1, offset: 0, length: 4)))
             outcomes.append(await thread.run(.close(slot: 1)))
             outcomes.append(await thread.run(.read("f1")))
-            await run.stop()
             return outcomes
         }
         let replaced = Fill(length: 3778, seed: 2).bytes
@@ -38,9 +51,7 @@ final class CoreScenarioTests: XCTestCase {
     /// then appended to, read the new file: the append's local copy of the Box file took every handle reading that
     /// Box id, the one open on the replaced inode too.
     func testAReaderOfAFileReplacedByARenameIgnoresWritesToTheNewFile() throws {
-        let outcomes = try blocking { () -> [Outcome] in
-            let run = CoreModelRun(steps: [], threads: 1, faults: .off, concurrent: false, seed: 1)
-            let thread = try await run.start()[0]
+        let outcomes = try scenario { run, thread in
             var outcomes: [Outcome] = []
             outcomes.append(await thread.run(.writeFile("f1", Fill(length: 1795, seed: 1))))
             outcomes.append(await thread.run(.writeFile("f2", Fill(length: 3442, seed: 2))))
@@ -51,7 +62,6 @@ final class CoreScenarioTests: XCTestCase {
             outcomes.append(await thread.run(.append("f1", Fill(length: 1494, seed: 3))))
             outcomes.append(await thread.run(.pread(slot: 1, offset: 1000, length: 21368)))
             outcomes.append(await thread.run(.close(slot: 1)))
-            await run.stop()
             return outcomes
         }
         XCTAssertEqual(outcomes.prefix(5).map(\.errno), [0, 0, 0, 0, 0])
