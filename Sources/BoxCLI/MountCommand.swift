@@ -102,8 +102,13 @@ struct MountCommand: AsyncParsableCommand {
 
     /// One line on stderr, exit status 1: what mount(8) users expect from a helper.
     static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("\(errorPrefix): \(message)\n".utf8))
+        say(message)
         Foundation.exit(1)
+    }
+
+    /// One line on stderr, starting with `errorPrefix`.
+    static func say(_ message: String) {
+        FileHandle.standardError.write(Data("\(errorPrefix): \(message)\n".utf8))
     }
 }
 
@@ -134,8 +139,7 @@ enum Mountpoint {
                 + "(fusermount3 -u \(path)), or add -o nonempty to mount over it")
         }
         if let entries = try? FileManager.default.contentsOfDirectory(atPath: resolved), !entries.isEmpty {
-            let count = entries.count == 1 ? "1 entry" : "\(entries.count) entries"
-            throw CheckError(description: "mountpoint \(path) is not empty (\(count) would be hidden); "
+            throw CheckError(description: "mountpoint \(path) is not empty (\(counted(entries.count, "entry", "entries")) would be hidden); "
                 + "use an empty folder, or add -o nonempty to mount over it")
         }
         return resolved

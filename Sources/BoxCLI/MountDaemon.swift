@@ -29,7 +29,7 @@ struct MountDaemon {
         let follower: EventFollower?
         do {
             let waiting = StartupWatch(endpoint: endpoint) { message in
-                if let readiness { readiness.progress(message) } else { FileHandle.standardError.write(Data("\(MountCommand.errorPrefix): \(message)\n".utf8)) }
+                if let readiness { readiness.progress(message) } else { MountCommand.say(message) }
             }
             defer { waiting.cancel() }
             (mount, filesystem, stateLock, adopted, follower) = try await prepare(reportingEndpoint: &endpoint, watch: waiting)
@@ -40,7 +40,7 @@ struct MountDaemon {
             stateLock?.say("mounted \(mountpoint)")
         } catch {
             let message = StartupError.describe(error, endpoint: endpoint)
-            if let readiness { readiness.fail(message) } else { FileHandle.standardError.write(Data("\(MountCommand.errorPrefix): \(message)\n".utf8)) }
+            if let readiness { readiness.fail(message) } else { MountCommand.say(message) }
             return 1
         }
         if options.readAheadKilobytes > 0, geteuid() == 0 {

@@ -139,7 +139,7 @@ enum StatusText {
         }
         if let line = eventsLine(report) { lines.append(line) }
         if let listings = report.cachedListings, let entries = report.cachedListingEntries, let nodes = report.nodes {
-            lines.append("  in memory: \(listings) folder listing(s) of \(entries == 1 ? "1 entry" : "\(entries) entries"), \(nodes) node(s) the kernel holds")
+            lines.append("  in memory: \(listings) folder listing(s) of \(counted(entries, "entry", "entries")), \(nodes) node(s) the kernel holds")
         }
         if let log = report.log { lines.append("  log: \(log)") }
         return lines.joined(separator: "\n")

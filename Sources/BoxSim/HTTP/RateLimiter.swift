@@ -5,7 +5,7 @@ import Synchronization
 /// per-user timestamps are guarded by the mutex.
 final class RateLimiter: Sendable {
     private let settings: ServerSettings
-    private let recent = Mutex<[Int64: [ContinuousClock.Instant]]>([:])
+    private let recent = Mutex<[Int64: SlidingWindowLog]>([:])
     private let refusals = Mutex(0)
 
     /// Requests answered 429 by this limit.
@@ -17,13 +17,10 @@ final class RateLimiter: Sendable {
         guard let limit = settings.current.rateLimitPerMinute else { return }
         let now = ContinuousClock.now
         let retryAfter: Int? = recent.withLock { table in
-            var times = table[userID, default: []].filter { now - $0 < .seconds(60) }
-            defer { table[userID] = times }
-            guard times.count >= limit else {
-                times.append(now)
+            guard let wait = table[userID, default: SlidingWindowLog()].wait(limit: limit, window: .seconds(60), now: now) else {
+                table[userID, default: SlidingWindowLog()].record(now)
                 return nil
             }
-            let wait = times.first.map { .seconds(60) - (now - $0) } ?? .seconds(1)
             return max(1, Int(wait.components.seconds) + 1)
         }
         if let retryAfter {
