@@ -8,7 +8,7 @@ import Synchronization
 /// fail with EEXIST although the mount shows the name free).
 final class BoxCleanups: Sendable {
     private struct Running { let folders: Set<String>; let task: Task<Void, Never> }
-    private let running = Mutex<[UInt64: Running]>([:])
+    private let running = OwnLock<[UInt64: Running]>("the cleanups' tasks", [:])
     private let counter = Atomic<UInt64>(0)
 
     /// Starts `work`, known to touch `folders` until it ends.

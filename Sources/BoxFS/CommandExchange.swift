@@ -12,7 +12,7 @@ final class CommandExchange: Sendable {
 
     /// The folder whose command file this is.
     let folder: UInt64
-    private let state = Mutex(State.collecting(Data()))
+    private let state = OwnLock("a command file's exchange", State.collecting(Data()))
 
     /// `request`: already written (a query name's, `CommandQueries`).
     init(folder: UInt64, request: Data = Data()) {

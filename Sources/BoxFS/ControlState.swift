@@ -9,8 +9,8 @@ import Synchronization
 final class ControlState: Sendable {
     /// The control directory's name at the mount root.
     let name: String
-    let table = Mutex(ControlTable())
-    let views = Mutex(ControlViews())
+    let table = OwnLock("the control nodes", ControlTable())
+    let views = OwnLock("the control views", ControlViews())
     let versionFetches = SingleFlight<String, NamedVersions>()
     /// Keyed by the view and the generation it was asked in: a caller after a change does not join a fetch
     /// that began before it.
@@ -24,7 +24,7 @@ final class ControlState: Sendable {
         let generation: UInt64
     }
     /// Whether the log has said that a Box item hides the control directory.
-    let shadowReported = Mutex(false)
+    let shadowReported = OwnLock("the shadowed control name report", false)
 
     init(name: String) {
         self.name = name

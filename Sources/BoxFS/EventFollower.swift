@@ -17,7 +17,7 @@ public final class EventFollower: Sendable {
     let client: BoxClient
     let positionFile: EventPositionFile?
     let logger: Logger
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let task = OwnLock<Task<Void, Never>?>("the event follower's task", nil)
 
     public init(filesystem: FileSystem, client: BoxClient, positionFile: EventPositionFile?, logger: Logger) {
         self.filesystem = filesystem

@@ -273,14 +273,14 @@ extension FileSystem {
     }
 
     func dropIfIdle(_ number: UInt64) {
-        locals.withLock { files in
-            guard let file = files.file(number), file.handles <= 0, file.writers <= 0,
+        let unused = state.withLock { state -> StagingFile? in
+            guard let file = state.locals.file(number), file.handles <= 0, file.writers <= 0,
                 file.entryID == nil || file.unlinked
-            else { return }
-            _ = files.remove(number)
-            // Under the same lock: an open that no longer finds the local file finds its seeding.
-            retire(file)
+            else { return nil }
+            _ = state.locals.remove(number)
+            return retire(file, in: &state)
         }
+        unused?.remove()
     }
 
     /// The Box file behind an inode, or EISDIR/ENOENT.

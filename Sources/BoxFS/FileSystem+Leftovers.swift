@@ -103,7 +103,7 @@ extension FileSystem {
             tree.removeFromListing(id: item.id, folderID: parentID)  // also noted for listing fetches in flight
             return listed ? tree.inode(forItemID: parentID) : nil
         }
-        if let parentInode, let invalidateEntry = entryInvalidator.withLock({ $0 }) {
+        if let parentInode, let invalidateEntry = kernel.entryInvalidator.withLock({ $0 }) {
             invalidateEntry(KernelEntryChange(parent: parentInode, name: item.name))
         }
     }

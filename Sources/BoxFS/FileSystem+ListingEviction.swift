@@ -32,9 +32,9 @@ extension FileSystem {
     /// of its own, never a FUSE thread); sweeps again later while others wait.
     private func sweepForgottenListings() {
         let cutoff = ContinuousClock.now - Self.forgottenListingGrace
-        let (evicted, waiting) = tree.withLock { tree in
-            let pins = ListingPins(tree, openFolders: handles.withLock { $0.openDirectoryInodes })
-            return tree.evictForgottenListings(forgottenBy: cutoff) { pins.pin($0, locals: locals) }
+        let (evicted, waiting) = state.withLock { state in
+            let pins = ListingPins(state)
+            return state.tree.evictForgottenListings(forgottenBy: cutoff) { pins.pin($0) }
         }
         if evicted > 0 { logger.debug("listings of folders the kernel forgot: \(evicted) entries evicted") }
         memoryReturn.noteReleased(evicted)
@@ -46,12 +46,10 @@ extension FileSystem {
     /// stays whatever its size.
     func keepListingsWithinBudget(inUse folderID: String) {
         let budget = options.listingCacheEntries
-        let evicted = tree.withLock { tree -> Int in
-            guard tree.listings.entryCount > budget else { return 0 }
-            let pins = ListingPins(tree, openFolders: handles.withLock { $0.openDirectoryInodes })
-            return tree.evictListings(downTo: budget - budget / 10) { id in
-                id == folderID || pins.pin(id, locals: locals)
-            }
+        let evicted = state.withLock { state -> Int in
+            guard state.tree.listings.entryCount > budget else { return 0 }
+            let pins = ListingPins(state)
+            return state.tree.evictListings(downTo: budget - budget / 10) { id in id == folderID || pins.pin(id) }
         }
         if evicted > 0 { logger.debug("listing cache over \(budget) entries: \(evicted) evicted") }
         memoryReturn.noteReleased(evicted)
@@ -65,16 +63,18 @@ private struct ListingPins {
     let rootID: String?
     let openFolderIDs: Set<String>
     let ownChanges: OwnChanges
+    /// The local files as they are under the state lock the pass holds.
+    let locals: LocalFiles
 
-    init(_ tree: InodeTable, openFolders: Set<UInt64>) {
-        rootID = tree.node(InodeTable.rootInode)?.item.id
-        openFolderIDs = Set(openFolders.compactMap { tree.node($0)?.item.id })
-        ownChanges = tree.ownChanges
+    init(_ state: CoreState) {
+        rootID = state.tree.node(InodeTable.rootInode)?.item.id
+        openFolderIDs = Set(state.handles.openDirectoryInodes.compactMap { state.tree.node($0)?.item.id })
+        ownChanges = state.tree.ownChanges
+        locals = state.locals
     }
 
-    /// Called under the tree's lock (`locals` comes after it in the lock order).
-    func pin(_ folderID: String, locals: borrowing Mutex<LocalFiles>) -> Bool {
+    func pin(_ folderID: String) -> Bool {
         folderID == rootID || openFolderIDs.contains(folderID) || ownChanges.holdsChanges(in: folderID)
-            || locals.withLock { $0.holdsFiles(inFolder: folderID) }
+            || locals.holdsFiles(inFolder: folderID)
     }
 }

@@ -40,11 +40,11 @@ extension FileSystem {
                 // the file they opened, and it must outlive an unlink while they have it open. Not those open on an
                 // inode another file was renamed over (the Box file's next version is that file's content): they
                 // keep reading the version they opened (model seed 709055300).
-                return locals.withLock { files in
-                    let number = files.reserveNumber()
-                    files.add(LocalFiles.File(number: number, staging: staging, item: local, base: item))
-                    let readers = handles.withLock { $0.moveRemoteReaders(ofItemID: item.id, onInode: inode, toLocal: number) }
-                    files.update(number) { $0.handles += readers }
+                return state.withLock { state in
+                    let number = state.locals.reserveNumber()
+                    state.locals.add(LocalFiles.File(number: number, staging: staging, item: local, base: item))
+                    let readers = state.handles.moveRemoteReaders(ofItemID: item.id, onInode: inode, toLocal: number)
+                    state.locals.update(number) { $0.handles += readers }
                     return number
                 }
             }
@@ -202,13 +202,16 @@ extension FileSystem {
         }
     }
 
-    /// Writes the file's current mtime to its journal entry. Serialised, and reading the time under
-    /// the same lock, so a close racing a `utimens` can never leave the older time in the journal.
+    /// Writes the file's current mtime to its journal entry. The time is read when the journal commits the write
+    /// (in its order), so a close racing a `utimens` can never leave the older time in the journal.
     func persistModifiedTime(_ number: UInt64) throws {
-        guard let journal = writeBack?.journal else { return }
-        try modifiedTimeWrites.withLock { _ in
-            guard let file = locals.withLock({ $0.file(number) }), let entryID = file.entryID else { return }
-            try journal.setContentModifiedAt(id: entryID, file.item.contentModifiedAt)
+        guard let journal = writeBack?.journal,
+              let entryID = locals.withLock({ $0.file(number)?.entryID }) else { return }
+        try journal.setContentModifiedAt(id: entryID) { [self] in
+            locals.withLock { files -> Date?? in
+                guard let file = files.file(number), file.entryID == entryID else { return nil }
+                return .some(file.item.contentModifiedAt)
+            }
         }
     }
 }

@@ -33,15 +33,15 @@ extension FileSystem {
     private func askKernelToForgetFiles() {
         let budget = options.nodeCacheEntries
         let lastAsked = nodeEviction.withLock { $0.lastAsked }
-        let chosen = tree.withLock { tree -> [InodeTable.Node] in
-            let stillHeld = lastAsked.count { tree.nodes[$0] != nil }
-            let excess = tree.nodes.count - stillHeld - (budget - budget / 10)
+        let chosen = state.withLock { state -> [InodeTable.Node] in
+            let stillHeld = lastAsked.count { state.tree.nodes[$0] != nil }
+            let excess = state.tree.nodes.count - stillHeld - (budget - budget / 10)
             guard excess > 0 else { return [] }
-            let pins = NodePins(openItemIDs: handles.withLock { $0.remotelyReadItemIDs })
-            return tree.leastRecentlyUsedFiles(count: excess) { pins.pin($0, locals: locals) }
+            let pins = NodePins(openItemIDs: state.handles.remotelyReadItemIDs, locals: state.locals)
+            return state.tree.leastRecentlyUsedFiles(count: excess) { pins.pin($0) }
         }
-        let invalidate = entryInvalidator.withLock { $0 }
-        let barrier = kernelBarrier.withLock { $0 }
+        let invalidate = kernel.entryInvalidator.withLock { $0 }
+        let barrier = kernel.kernelBarrier.withLock { $0 }
         guard !chosen.isEmpty, let invalidate, let barrier else {
             nodeEviction.withLock { $0.running = false }
             return
@@ -62,9 +62,10 @@ extension FileSystem {
 /// kernel holds its folders' locks for the rename, and `notify_inval_entry` waits for them.
 private struct NodePins {
     let openItemIDs: Set<String>
+    /// The local files as they are under the state lock the pass holds.
+    let locals: LocalFiles
 
-    /// Called under the tree's lock (`locals` comes after it in the lock order).
-    func pin(_ node: InodeTable.Node, locals: borrowing Mutex<LocalFiles>) -> Bool {
-        openItemIDs.contains(node.item.id) || locals.withLock { $0.file(itemID: node.item.id) != nil }
+    func pin(_ node: InodeTable.Node) -> Bool {
+        openItemIDs.contains(node.item.id) || locals.file(itemID: node.item.id) != nil
     }
 }

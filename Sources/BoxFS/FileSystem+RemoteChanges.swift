@@ -76,10 +76,10 @@ extension FileSystem {
 
     /// Sends the effect's invalidations, except for the inodes in `keep` (files with local content).
     func sendToKernel(_ effect: RemoteChangeEffect, keepingPagesOf keep: Set<UInt64>) {
-        if let invalidate = invalidator.withLock({ $0 }) {
+        if let invalidate = kernel.invalidator.withLock({ $0 }) {
             for inode in effect.inodes where !keep.contains(inode) { invalidate(inode) }
         }
-        guard let invalidateEntry = entryInvalidator.withLock({ $0 }) else { return }
+        guard let invalidateEntry = kernel.entryInvalidator.withLock({ $0 }) else { return }
         for entry in effect.entries { invalidateEntry(KernelEntryChange(parent: entry.parent, name: entry.name)) }
         for gone in effect.deletions {
             invalidateEntry(KernelEntryChange(parent: gone.parent, name: gone.name, deletedChild: gone.child))

@@ -54,10 +54,10 @@ extension FileSystem {
     /// `item` as it is now, found through its inode (see `InodeTable.currentID`): with its Box id if its
     /// first upload landed since it was listed, and with its local file's name and size.
     func current(_ item: BoxItem, inode: UInt64?) -> BoxItem {
-        tree.withLock { tree in
-            let id = tree.currentID(inode: inode, else: item.id)
+        state.withLock { state in
+            let id = state.tree.currentID(inode: inode, else: item.id)
             guard id != item.id else { return item }
-            var now = locals.withLock { $0.file(itemID: id)?.item } ?? inode.flatMap { tree.node($0)?.item } ?? item
+            var now = state.locals.file(itemID: id)?.item ?? inode.flatMap { state.tree.node($0)?.item } ?? item
             now.id = id
             return now
         }
@@ -87,10 +87,10 @@ extension FileSystem {
         if let local, local.isNewToBox {
             try await relocate(local.number, name: name, parentID: target.id)
             // Its upload may have landed meanwhile: the node and the local file now carry its Box id.
-            tree.withLock { tree in
-                let id = tree.currentID(inode: inode, else: item.id)
-                if let moved = locals.withLock({ $0.file(local.number)?.item }) { tree.updateNode(id: id, item: moved) }
-                tree.setParent(id: id, parentInode: parentInode)
+            state.withLock { state in
+                let id = state.tree.currentID(inode: inode, else: item.id)
+                if let moved = state.locals.file(local.number)?.item { state.tree.updateNode(id: id, item: moved) }
+                state.tree.setParent(id: id, parentInode: parentInode)
             }
             return
         }

@@ -94,11 +94,11 @@ extension FileSystem {
             case redirected(deleteLanded: Bool)
             case rebased(old: BoxItem, now: BoxItem)
         }
-        // The local file takes its Box id and the tree rebinds its inode in one step under the tree lock (which
+        // The local file takes its Box id and the tree rebinds its inode in one step under the state lock (which
         // `remember` also holds while it reads the local file): a lookup between the two would make a second
         // inode for the Box id, which the rebind then detaches under the kernel's feet (ENOENT on open).
-        let outcome = tree.withLock { tree in
-            let outcome = locals.withLock { files -> Outcome in
+        let outcome = state.withLock { state in
+            let outcome = { (files: inout LocalFiles) -> Outcome in
                 guard let file = files.file(entryID: entryID) else { return .orphan }
                 if let wanted = file.target.fileID, wanted != item.id {
                     if isFinal { files.update(file.number) { $0.entryID = nil } }
@@ -114,13 +114,13 @@ extension FileSystem {
                     if isFinal { file.entryID = nil }
                 }
                 return .rebased(old: old, now: files.file(file.number)!.item)
-            }
+            }(&state.locals)
             if case .rebased(let old, let wanted) = outcome {
-                tree.rebind(id: old.id, to: wanted)
+                state.tree.rebind(id: old.id, to: wanted)
                 var listed = item
                 listed.name = wanted.name
                 listed.parentID = wanted.parentID
-                if let parentID = wanted.parentID { tree.upsert(listed, inFolder: parentID) }
+                if let parentID = wanted.parentID { state.tree.upsert(listed, inFolder: parentID) }
             }
             return outcome
         }
@@ -141,12 +141,12 @@ extension FileSystem {
             cleanups.start(in: folders) { [self] in
                 do {
                     let moved = try await client.updateFile(id: item.id, name: wanted.name, parentID: wanted.parentID)
-                    tree.withLock { tree in
-                        if let old = item.parentID, old != moved.parentID { tree.removeFromListing(id: item.id, folderID: old) }
+                    state.withLock { state in
+                        if let old = item.parentID, old != moved.parentID { state.tree.removeFromListing(id: item.id, folderID: old) }
                         // Listed again only while its file is still shown here: an unlink or a replacing rename
                         // that came meanwhile has taken it out, and must not find it back.
-                        let shown = locals.withLock { $0.file(itemID: item.id).map { !$0.unlinked } ?? false }
-                        if shown, let parentID = moved.parentID { tree.upsert(moved, inFolder: parentID) }
+                        let shown = state.locals.file(itemID: item.id).map { !$0.unlinked } ?? false
+                        if shown, let parentID = moved.parentID { state.tree.upsert(moved, inFolder: parentID) }
                     }
                 } catch {
                     logger.info("\"\(item.name)\" reached Box; renaming it to \"\(wanted.name)\" is left to its upload: \(error)")
@@ -159,9 +159,9 @@ extension FileSystem {
     /// name, so the local file is new to Box again, and its node follows it (an open handle, a later write and the
     /// upload's answer all find it under its made-up id, not the deleted one's).
     private func becameNewFile(entryID: Int64) {
-        tree.withLock { tree in
-            guard let (old, now) = locals.withLock({ $0.makeNewToBox(entryID: entryID) }) else { return }
-            tree.rebind(id: old, to: now)
+        state.withLock { state in
+            guard let (old, now) = state.locals.makeNewToBox(entryID: entryID) else { return }
+            state.tree.rebind(id: old, to: now)
         }
     }
 
@@ -180,7 +180,7 @@ extension FileSystem {
             tree.invalidateListing(folderID: original.parentID)
             return inode
         }
-        if let inode, let invalidate = invalidator.withLock({ $0 }) { invalidate(inode) }
+        if let inode, let invalidate = kernel.invalidator.withLock({ $0 }) { invalidate(inode) }
         logger.warning("\"\(original.name)\" changed on Box while written here; the local content is \"\(copyName)\"")
     }
 }

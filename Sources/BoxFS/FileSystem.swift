@@ -8,66 +8,51 @@ import WriteBack
 /// The filesystem core: answers the kernel's questions in terms of Box items.
 ///
 /// It knows nothing of FUSE: the adapter calls these methods and turns results into replies.
-/// State lives in two mutex-guarded value types (the item tree and the open handles); no lock is
-/// ever held across an `await`. Lock order: `tree` before `locals` (`remember`, `uploaded`); `tree` before
-/// `handles`; `locals` before `handles` (`localCopy`); `locals` before the uploader's `UnansweredUploads` (a leaf);
-/// `localTimes` is taken alone.
+/// What changes as it runs is one value, `CoreState` (the tree, the local files, the handles, the opened versions,
+/// the local times), behind one lock, `state`; `tree`, `locals`, `handles`, `openedVersions` and `localTimes` are
+/// views of its parts that take that same lock. No lock is ever held across an `await`. Lock order: `state` before
+/// the uploader's `UnansweredUploads` (a leaf); every other mutex here is taken alone, never with `state` held.
 public final class FileSystem: Sendable {
     public static let rootInode = InodeTable.rootInode
 
-    let client: BoxClient
-    let store: BlockStore
+    /// What the core calls: Box, the block store, the write side, the follow-ups (`CoreBackend`).
+    let backend: CoreBackend
     let options: FilesystemOptions
     let logger: Logger
-    let tree: Mutex<InodeTable>
-    let handles = Mutex(HandleTable())
-    let listingFetches = SingleFlight<String, [BoxItem]>()
-    /// Shown for items Box gives no dates (the root folder).
-    let mountedAt = Date()
-    /// The Box version each inode's file had when last opened: unchanged → the kernel keeps its page cache.
-    let openedVersions = Mutex<[UInt64: String]>([:])
-    /// Folders being read file after file, whose next files' download locations are learnt ahead.
-    let listingOrderReads = Mutex(ListingOrderReads())
-    /// Tells the kernel to drop what it cached of an inode (set by the adapter once the session exists).
-    let invalidator = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
-    /// Tells the kernel to look a name up again, or that it is gone (set by the adapter once the session exists).
-    let entryInvalidator = Mutex<(@Sendable (KernelEntryChange) -> Void)?>(nil)
-    /// Calls its argument once every invalidation handed over before has been sent (see `setKernelBarrier`).
-    let kernelBarrier = Mutex<(@Sendable (@escaping @Sendable () -> Void) -> Void)?>(nil)
-    /// How the mount follows Box's event stream (`EventFollower`).
-    let eventStream = Mutex(EventStreamState())
-    /// The account as `GET /users/me` last described it (space, upload limit), and when.
-    let account = Mutex<(user: BoxUser, fetchedAt: ContinuousClock.Instant)?>(nil)
-    /// The write side (journal, uploader, local copies); nil on a read-only mount.
-    let writeBack: WriteBackContext?
-    /// Files with local content (being written or waiting for upload).
-    let locals = Mutex(LocalFiles())
-    /// Access times and folder change times, which Box does not keep.
-    let localTimes = Mutex(LocalTimes())
-    /// One local copy per item at a time, however many open it at once.
-    let localCopies = SingleFlight<String, UInt64>()
-    /// One journal entry per local file, however many writes race to be first; once begun it is
-    /// finished even if every writer waiting for it is interrupted.
-    let journaling = SingleFlight<UInt64, Int64?>(cancelsWhenAbandoned: false)
-    /// Serialises mtime writes to the journal (see `persistModifiedTime`).
-    let modifiedTimeWrites = Mutex(())
-    /// Local copies being stored in the block cache as they are let go of, by Box file id (see `retire`).
-    let seedings = Mutex<[String: Task<Void, Never>]>([:])
-    /// Gives memory back to the system after much of the tree was dropped (`FileSystem+ListingEviction`).
-    let memoryReturn = MemoryReturn()
-    /// The pass asking the kernel to forget files past `node_cache_entries` (`FileSystem+NodeEviction`).
-    let nodeEviction = Mutex(NodeEvictionState())
-
-    /// Box changes made on the mount's own behalf after uploads land, which namespace operations wait for.
-    let cleanups = BoxCleanups()
-
-    /// The control directory: its nodes and the views fetched for it (`ControlDirectory`).
+    /// The core's state, behind one lock (`CoreState`); the views below take that lock for one part.
+    let state: CoreStateLock
+    /// How the core reaches the kernel's caches (set by the adapter once the session exists).
+    let kernel = KernelCallbacks()
+    /// One listing fetch per folder, one local copy per item, one journal entry per local file (`CoreFlights`).
+    let flights = CoreFlights()
+    /// The control directory: its nodes, the views fetched for it, the requests carried in names (`ControlState`).
     let controlState: ControlState
-    /// Requests carried in names, for read-only mounts (`CommandQueries`).
-    let commandQueries = Mutex(CommandQueries())
+    /// What the mount was started on (`MountedRoot`).
+    let mounted: MountedRoot
 
-    /// The file shown when the mounted item is a single file (a shared link to a file), else nil.
-    let singleFileID: String?
+    var client: BoxClient { backend.client }
+    var store: BlockStore { backend.store }
+    /// The write side (journal, uploader, local copies); nil on a read-only mount.
+    var writeBack: WriteBackContext? { backend.writeBack }
+    var cleanups: BoxCleanups { backend.cleanups }
+    var memoryReturn: MemoryReturn { backend.memoryReturn }
+    var listingFetches: SingleFlight<String, [BoxItem]> { flights.listings }
+    var localCopies: SingleFlight<String, UInt64> { flights.localCopies }
+    var journaling: SingleFlight<UInt64, Int64?> { flights.journaling }
+    var commandQueries: CoreStatePart<CommandQueries> { state.part(\.commandQueries) }
+    var mountedAt: Date { mounted.at }
+    var singleFileID: String? { mounted.singleFileID }
+
+    var tree: CoreStatePart<InodeTable> { state.part(\.tree) }
+    var locals: CoreStatePart<LocalFiles> { state.part(\.locals) }
+    var handles: CoreStatePart<HandleTable> { state.part(\.handles) }
+    var openedVersions: CoreStatePart<[UInt64: String]> { state.part(\.openedVersions) }
+    var localTimes: CoreStatePart<LocalTimes> { state.part(\.localTimes) }
+    var listingOrderReads: CoreStatePart<ListingOrderReads> { state.part(\.listingOrderReads) }
+    var eventStream: CoreStatePart<EventStreamState> { state.part(\.eventStream) }
+    var account: CoreStatePart<CoreState.Account?> { state.part(\.account) }
+    var seedings: CoreStatePart<[String: Task<Void, Never>]> { state.part(\.seedings) }
+    var nodeEviction: CoreStatePart<NodeEvictionState> { state.part(\.nodeEviction) }
 
     /// - Parameter root: the Box folder mounted at the mountpoint, or a single file, which is then
     ///   shown as the only entry of a folder that exists only in the mount (`SingleFileRoot`).
@@ -75,40 +60,38 @@ public final class FileSystem: Sendable {
         client: BoxClient, root: BoxItem, options: FilesystemOptions, store: BlockStore,
         writeBack: WriteBackContext? = nil, logger: Logger
     ) {
-        self.client = client
-        self.writeBack = options.readOnly ? nil : writeBack
-        self.store = store
+        self.backend = CoreBackend(client: client, store: store, writeBack: options.readOnly ? nil : writeBack)
         self.options = options
         self.logger = logger
-        self.singleFileID = root.kind == .file ? root.id : nil
+        self.mounted = MountedRoot(singleFileID: root.kind == .file ? root.id : nil)
         self.controlState = ControlState(name: options.controlDirectoryName)
-        self.tree = Mutex(InodeTable(root: root.kind == .file ? SingleFileRoot.folder(for: root) : root))
-        let unanswered = self.writeBack?.uploader.unanswered
-        locals.withLock { $0.unanswered = unanswered }
+        var state = CoreState(tree: InodeTable(root: root.kind == .file ? SingleFileRoot.folder(for: root) : root))
+        state.locals.unanswered = backend.writeBack?.uploader.unanswered
+        self.state = CoreStateLock(state)
     }
 
     /// Registers how to invalidate the kernel's cache of an inode (its pages and attributes). The
     /// closure must return at once, doing its work elsewhere: it is called while a request may be
     /// served, and the kernel can make an invalidation wait for that request (see `KernelNotifier`).
     public func setInvalidator(_ invalidate: @escaping @Sendable (UInt64) -> Void) {
-        invalidator.withLock { $0 = invalidate }
+        kernel.invalidator.withLock { $0 = invalidate }
     }
 
     /// Registers how to make the kernel forget a name (`fuse_lowlevel_notify_inval_entry`) or learn that it is
     /// gone (`fuse_lowlevel_notify_delete`); like the invalidator, it must return at once.
     public func setEntryInvalidator(_ invalidate: @escaping @Sendable (KernelEntryChange) -> Void) {
-        entryInvalidator.withLock { $0 = invalidate }
+        kernel.entryInvalidator.withLock { $0 = invalidate }
     }
 
     /// Registers how to learn that every invalidation handed over so far has been sent: the closure must
     /// return at once and call its argument later, from the thread that sends them.
     public func setKernelBarrier(_ barrier: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
-        kernelBarrier.withLock { $0 = barrier }
+        kernel.kernelBarrier.withLock { $0 = barrier }
     }
 
     /// Waits (suspended, no thread held) until the invalidations handed over so far have reached the kernel.
     func invalidationsSent() async {
-        guard let barrier = kernelBarrier.withLock({ $0 }) else { return }
+        guard let barrier = kernel.kernelBarrier.withLock({ $0 }) else { return }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in barrier { done.resume() } }
     }
 
@@ -172,8 +155,9 @@ public final class FileSystem: Sendable {
     /// stands for no file any more (see `nowStandingFor`). The attributes are the node's as the mount knows it
     /// now (local content first), not `item`'s, which may be older (see `InodeTable.remember`).
     func remember(_ item: BoxItem, parent: UInt64) -> FileAttributes? {
-        let (node, nodeCount) = tree.withLock { tree -> (InodeTable.Node?, Int) in
-            (nowStandingFor(item, parent: parent, in: tree).map { tree.remember($0, parentInode: parent) }, tree.nodes.count)
+        let (node, nodeCount) = state.withLock { state -> (InodeTable.Node?, Int) in
+            (Self.nowStandingFor(item, parent: parent, in: state).map { state.tree.remember($0, parentInode: parent) },
+             state.tree.nodes.count)
         }
         keepNodesWithinBudget(nodeCount: nodeCount)
         guard let node else { return nil }
@@ -184,14 +168,11 @@ public final class FileSystem: Sendable {
     /// be from before its upload landed: it is the local file that has that id or name now, and nil when there
     /// is none (its upload landed and the local copy is gone, or it was deleted): a node of the dead id would
     /// stand for no file (ENOENT at the next open). The caller lists again, or lets the kernel look it up.
-    private func nowStandingFor(_ item: BoxItem, parent: UInt64, in tree: InodeTable) -> BoxItem? {
-        guard LocalFiles.isLocalID(item.id), tree.inode(forItemID: item.id) == nil else { return item }
-        let folderID = tree.node(parent)?.item.id
-        return locals.withLock { files -> BoxItem? in
-            if let local = files.file(itemID: item.id), !local.unlinked { return local.item }
-            guard let folderID else { return nil }
-            return files.file(named: item.name, inFolder: folderID)?.item
-        }
+    private static func nowStandingFor(_ item: BoxItem, parent: UInt64, in state: CoreState) -> BoxItem? {
+        guard LocalFiles.isLocalID(item.id), state.tree.inode(forItemID: item.id) == nil else { return item }
+        if let local = state.locals.file(itemID: item.id), !local.unlinked { return local.item }
+        guard let folderID = state.tree.node(parent)?.item.id else { return nil }
+        return state.locals.file(named: item.name, inFolder: folderID)?.item
     }
 
     /// The kernel no longer references `inode` `count` times.
@@ -243,7 +224,7 @@ public final class FileSystem: Sendable {
         if let cached = account.withLock({ $0 }), now - cached.fetchedAt < maxAge { return cached.user }
         do {
             let user = try await client.currentUser()
-            account.withLock { $0 = (user, now) }
+            account.withLock { $0 = CoreState.Account(user: user, fetchedAt: now) }
             return user
         } catch {
             throw FSError(error, context: "reading the account's quota")
@@ -320,7 +301,7 @@ public final class FileSystem: Sendable {
             let changed = tree.store(listing: fetched, folderID: folder.id, at: .now, since: start)
             return (changed, tree.listings[folder.id]?.items ?? fetched)
         }
-        if !changed.isEmpty, let invalidate = invalidator.withLock({ $0 }) { changed.forEach(invalidate) }
+        if !changed.isEmpty, let invalidate = kernel.invalidator.withLock({ $0 }) { changed.forEach(invalidate) }
         keepListingsWithinBudget(inUse: folder.id)
         if folder.id == mountedFolder.id, fetched.contains(where: { $0.name == controlName }) {
             reportShadowedControlDirectory()

@@ -10,7 +10,7 @@ import Synchronization
 /// batches of forgets), never on a FUSE thread or under the tree's lock: it walks every heap.
 public final class MemoryReturn: Sendable {
     /// Entries (listing entries and nodes) dropped since the last trim.
-    private let released = Mutex((count: 0, scheduled: false))
+    private let released = OwnLock("the memory return's count", (count: 0, scheduled: false))
     /// Below this many dropped entries nothing is worth giving back.
     static let threshold = 20_000
     static let delay: DispatchTimeInterval = .seconds(1)

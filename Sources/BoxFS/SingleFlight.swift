@@ -30,7 +30,7 @@ final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = OwnLock("a single flight's runs", State())
     private let cancelsWhenAbandoned: Bool
 
     init(cancelsWhenAbandoned: Bool = true) {

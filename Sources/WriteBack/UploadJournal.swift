@@ -126,6 +126,18 @@ public final class UploadJournal: Sendable {
         }
     }
 
+    /// Sets an entry's content modification time to what `current` answers when the write commits, or leaves it
+    /// when `current` answers nil (the entry is no longer the file's). Read at commit, in the journal's own order:
+    /// of two racing writes the one that commits last reads the newer time, and no lock of the caller's is held
+    /// across the write.
+    public func setContentModifiedAt(id: Int64, current: @escaping @Sendable () -> Date??) throws {
+        try write { db in
+            guard let date = current() else { return }
+            try db.execute(sql: "UPDATE upload SET content_modified_at = ?, updated_at = ? WHERE id = ?",
+                           arguments: [date?.timeIntervalSince1970, Date().timeIntervalSince1970, id])
+        }
+    }
+
     /// Forgets an entry (uploaded, or its file deleted before upload).
     public func remove(id: Int64) throws {
         try write { db in try db.execute(sql: "DELETE FROM upload WHERE id = ?", arguments: [id]) }
