@@ -121,6 +121,6 @@ let package = Package(
             "BoxAPI", "BoxAuth", "CurlHTTP", "BoxCLI", "BoxSim",
         ], swiftSettings: strict),
         // Pure rules of the filesystem core, tested without a mount.
-        .testTarget(name: "BoxFSTests", dependencies: ["BoxFS", "BoxAPI"], swiftSettings: strict),
+        .testTarget(name: "BoxFSTests", dependencies: ["BoxFS", "BoxAPI", "WriteBack"], swiftSettings: strict),
     ]
 )

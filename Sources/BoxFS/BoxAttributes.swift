@@ -71,8 +71,8 @@ public enum AttributeNamespace: Sendable, Equatable {
     /// quietly; `rsync -X` reports either.
     public var refusal: FSError {
         switch self {
-        case .box: FSError(EPERM, "user.box.* attributes are read-only: they show what Box holds")
-        case .user, .unsupported: FSError(ENOTSUP, "boxfs keeps no extended attributes of its own")
+        case .box: FSError(.notPermitted, "user.box.* attributes are read-only: they show what Box holds")
+        case .user, .unsupported: FSError(.notSupported, "boxfs keeps no extended attributes of its own")
         }
     }
 }

@@ -16,16 +16,16 @@ public enum BoxName {
 
     static func validate(_ name: String) throws(FSError) {
         if name.utf8.count > maxLength {
-            throw FSError(ENAMETOOLONG, "\"\(name.prefix(40))…\": Box names are at most \(maxLength) bytes")
+            throw FSError(.nameTooLong, "\"\(name.prefix(40))…\": Box names are at most \(maxLength) bytes")
         }
         if name.isEmpty || name == "." || name == ".." {
-            throw FSError(EINVAL, "\"\(name)\": not a name Box accepts")
+            throw FSError(.invalidName, "\"\(name)\": not a name Box accepts")
         }
         if name.hasSuffix(" ") {
-            throw FSError(EINVAL, "\"\(name)\": Box refuses names ending in a space")
+            throw FSError(.invalidName, "\"\(name)\": Box refuses names ending in a space")
         }
         if name.unicodeScalars.contains(where: { $0 == "/" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F }) {
-            throw FSError(EINVAL, "\"\(name)\": Box refuses names with a slash, backslash or control character")
+            throw FSError(.invalidName, "\"\(name)\": Box refuses names with a slash, backslash or control character")
         }
     }
 
@@ -70,16 +70,16 @@ public struct KernelName: Sendable {
     /// ENAMETOOLONG past 255 bytes, ENOENT if not UTF-8 (no such name can exist on Box).
     public func existing() throws(FSError) -> String {
         if byteCount > BoxName.maxLength {
-            throw FSError(ENAMETOOLONG, "a name of \(byteCount) bytes: Box names are at most \(BoxName.maxLength) bytes")
+            throw FSError(.nameTooLong, "a name of \(byteCount) bytes: Box names are at most \(BoxName.maxLength) bytes")
         }
-        guard let decoded else { throw FSError(ENOENT, "a name that is not UTF-8: no such item") }
+        guard let decoded else { throw FSError(.notFound, "a name that is not UTF-8: no such item") }
         return decoded
     }
 
     /// The name of an entry to be made (create, mkdir, mknod, the target of a rename): EILSEQ if not UTF-8.
     public func new() throws(FSError) -> String {
         guard let decoded else {
-            throw FSError(EILSEQ, "a name that is not UTF-8: Box stores names as Unicode text and could not keep it exactly")
+            throw FSError(.nameNotUnicode, "a name that is not UTF-8: Box stores names as Unicode text and could not keep it exactly")
         }
         return decoded
     }

@@ -24,11 +24,11 @@ final class CommandExchange: Sendable {
     func write(_ data: Data, offset: Int64) throws(FSError) -> Int {
         try state.withLock { state throws(FSError) in
             guard case .collecting(var request) = state else {
-                throw FSError(EBUSY, "\(CommandFile.name): the request was already answered; open it again")
+                throw FSError(.busy, "\(CommandFile.name): the request was already answered; open it again")
             }
-            guard offset == Int64(request.count) else { throw FSError(EINVAL, "\(CommandFile.name): write the request in order") }
+            guard offset == Int64(request.count) else { throw FSError(.invalidArgument, "\(CommandFile.name): write the request in order") }
             guard request.count + data.count <= CommandFile.maxRequestBytes else {
-                throw FSError(EFBIG, "\(CommandFile.name): the request is too long")
+                throw FSError(.tooLarge, "\(CommandFile.name): the request is too long")
             }
             request.append(data)
             state = .collecting(request)

@@ -32,13 +32,13 @@ extension FileSystem {
     func openCommandQuery(_ inode: UInt64, mode: OpenMode) throws(FSError) -> OpenedFile? {
         guard CommandFile.isQuery(inode) else { return nil }
         guard let query = commandQueries.withLock({ $0.query(inode) }) else { throw .notFound("command query") }
-        guard mode == .readOnly else { throw FSError(EACCES, "a command query is read-only") }
+        guard mode == .readOnly else { throw FSError(.accessDenied, "a command query is read-only") }
         return openedExchange(CommandExchange(folder: query.folder, request: query.request))
     }
 
     /// Opens a command file: read-write, never truncated; nothing runs until the first read.
     func openCommandFile(folder: UInt64, mode: OpenMode) throws(FSError) -> OpenedFile {
-        guard mode == .readWrite else { throw FSError(EINVAL, "\(CommandFile.name) is opened read-write") }
+        guard mode == .readWrite else { throw FSError(.invalidArgument, "\(CommandFile.name) is opened read-write") }
         _ = try folderItem(folder)
         return openedExchange(CommandExchange(folder: folder))
     }
@@ -73,7 +73,7 @@ extension FileSystem {
             guard writeBack != nil || !request.op.changesBox else {
                 throw FSError.readOnly("\(request.op.rawValue) on a read-only mount")
             }
-            if singleFileID != nil { throw FSError(ENOTSUP, "commands are not available on a mount of a single file") }
+            if singleFileID != nil { throw FSError(.notSupported, "commands are not available on a mount of a single file") }
             let answer = try await perform(request, folder: folder)
             logger.info("command \(request.op.rawValue) on \(request.name ?? ".") done")
             return answer
@@ -102,7 +102,7 @@ extension FileSystem {
         guard let name = request.name, !name.isEmpty else { return try folderItem(folder) }
         let (_, item) = try await child(name, in: folder)
         if LocalFiles.isLocalID(item.id) {
-            throw FSError(EAGAIN, "\(name) is not on Box yet (its upload is pending); try again once it is uploaded")
+            throw FSError(.tryAgain, "\(name) is not on Box yet (its upload is pending); try again once it is uploaded")
         }
         return item
     }
@@ -115,7 +115,7 @@ extension FileSystem {
         var reason = "\(api.status)"
         if let code = api.code { reason += " \(code)" }
         if let message = api.message, !message.isEmpty { reason += ": \(message)" }
-        return FSError(mapped.errno, "\(what): Box refused (\(reason))".oneLine)
+        return FSError(mapped.kind, "\(what): Box refused (\(reason))".oneLine)
     }
 
     /// Shows the item as Box answered it after a command at once: its node and its folder's cached listing take
@@ -154,7 +154,7 @@ extension FileSystem {
     /// bumped under an upload built on the old version would turn the upload into a conflicted copy).
     func refuseWhileUploading(_ item: BoxItem, _ what: String) throws(FSError) {
         guard hasLocalChanges(item) else { return }
-        throw FSError(EBUSY, "\(item.name) has changes written here that are not on Box yet; \(what) once "
+        throw FSError(.busy, "\(item.name) has changes written here that are not on Box yet; \(what) once "
             + "`boxfs status` shows no upload for it")
     }
 }

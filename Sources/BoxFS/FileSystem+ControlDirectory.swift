@@ -210,13 +210,13 @@ extension FileSystem {
     /// block cache under that version's key, so they are cached like any file's and never change.
     func openControlFile(_ inode: UInt64, mode: OpenMode, truncate: Bool) throws(FSError) -> OpenedFile {
         let node = try controlNode(inode)
-        guard mode == .readOnly, !truncate else { throw FSError(EROFS, "\(controlName): the control directory is read-only") }
+        guard mode == .readOnly, !truncate else { throw FSError(.readOnly, "\(controlName): the control directory is read-only") }
         let file: RemoteFile
         switch node.kind {
         case .version(let item, let version):
             file = RemoteFile(id: item.id, version: version.id, size: max(version.size, 0), sha1: version.sha1)
         case .viewFile(.trash, let path, _):
-            throw FSError(EACCES, """
+            throw FSError(.accessDenied, """
                 \(controlPath(path)): Box does not serve the content of an item in the trash; restore it \
                 (boxfs trash restore) to read it
                 """)
@@ -249,7 +249,7 @@ extension FileSystem {
         {
             return
         }
-        throw FSError(EROFS, "\(name): the control directory is read-only (-o control_dir=NAME frees this name)")
+        throw FSError(.readOnly, "\(name): the control directory is read-only (-o control_dir=NAME frees this name)")
     }
 }
 

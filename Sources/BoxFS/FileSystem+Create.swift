@@ -51,7 +51,7 @@ extension FileSystem {
         let items = try await listing(of: folder, inode: inode)
         if let taken = items.first(where: { BoxName.sameOnBox($0.name, name) && $0.id != id }) {
             throw BoxName.same(taken.name, name)
-                ? .exists(name) : FSError(EEXIST, "\(name): Box ignores case and \"\(taken.name)\" exists")
+                ? .exists(name) : FSError(.exists, "\(name): Box ignores case and \"\(taken.name)\" exists")
         }
     }
 
@@ -74,7 +74,7 @@ extension FileSystem {
         _ = try requireWriteBack(node.item.name)
         let item = visible(node.item)
         if let size {
-            guard size >= 0 else { throw FSError(EINVAL, "negative size") }
+            guard size >= 0 else { throw FSError(.invalidArgument, "negative size") }
             try await changeLocalFile(of: item, handle: handle, empty: size == 0) { number throws(FSError) in
                 try await checkSpace(number, growingTo: size)
                 try await modify(number, modified: modified ?? Date(), explicitTime: modified != nil) { staging throws(FSError) in

@@ -9,12 +9,12 @@ extension FileSystem {
     public func extendedAttribute(_ inode: UInt64, name: String) throws(FSError) -> [UInt8] {
         switch AttributeNamespace(name) {
         case .unsupported:
-            throw FSError(ENOTSUP, "\(name): boxfs supports only user.box.* attributes")
+            throw FSError(.notSupported, "\(name): boxfs supports only user.box.* attributes")
         case .user, .box(nil):
-            throw FSError(ENODATA, "\(name): no such attribute")
+            throw FSError(.noAttribute, "\(name): no such attribute")
         case .box(let attribute?):
             guard let value = boxAttributes(inode, only: attribute).first?.value else {
-                throw FSError(ENODATA, "\(name): not set for inode \(inode)")
+                throw FSError(.noAttribute, "\(name): not set for inode \(inode)")
             }
             return Array(value.utf8)
         }

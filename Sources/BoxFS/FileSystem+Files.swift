@@ -80,7 +80,7 @@ extension FileSystem {
 
     /// A node whose made-up id no local file has any more (its file was uploaded under its Box id, or deleted).
     static func standsForNoFile(_ item: BoxItem) -> FSError {
-        FSError(ENOENT, "\(item.name): its node's made-up id \(item.id) stands for no file")
+        FSError(.notFound, "\(item.name): its node's made-up id \(item.id) stands for no file")
     }
 
     /// Reads up to `length` bytes at `offset` (fewer only at the end of the file).
@@ -216,7 +216,7 @@ extension FileSystem {
             }
             if let entryID { return (number, entryID) }  // else dropped meanwhile: made again
         }
-        throw FSError(EAGAIN, "\(item.name): its local copy keeps changing")
+        throw FSError(.tryAgain, "\(item.name): its local copy keeps changing")
     }
 
     /// A local copy of `item` with one more writer: the existing one, or a new one. A file waiting
@@ -256,7 +256,7 @@ extension FileSystem {
         guard isLockedForUs(item), let lock = item.lock else { return }
         let who = lock.holder
         let until = lock.expiresAt.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? ""
-        let failure = FSError(EACCES, "\(item.name) is locked on Box by \(who)\(until); it cannot be written here until it is unlocked")
+        let failure = FSError(.accessDenied, "\(item.name) is locked on Box by \(who)\(until); it cannot be written here until it is unlocked")
         logger.warning("\(failure)")
         throw failure
     }

@@ -26,7 +26,7 @@ extension FileSystem {
         _ request: CommandRequest, folder: UInt64, _ doing: String, _ call: (String) async throws -> BoxItem
     ) async throws(FSError) -> BoxItem {
         let item = try await commandTarget(request, folder: folder)
-        guard item.kind == .file else { throw FSError(EISDIR, "\(item.name): Box locks files only, not folders") }
+        guard item.kind == .file else { throw FSError(.isDirectory, "\(item.name): Box locks files only, not folders") }
         let changed: BoxItem
         do {
             changed = try await call(item.id)

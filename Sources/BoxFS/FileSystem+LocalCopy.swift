@@ -84,7 +84,7 @@ extension FileSystem {
         var offset: Int64 = 0
         while offset < item.size {
             let data = try await reader.read(offset: offset, length: chunk)
-            guard !data.isEmpty else { throw FSError(EIO, "\(item.name): Box sent fewer bytes than its size") }
+            guard !data.isEmpty else { throw FSError(.io, "\(item.name): Box sent fewer bytes than its size") }
             try withRoom(for: data.count) { () throws(FSError) in try staging.write(data, offset: offset) }
             offset += Int64(data.count)
         }

@@ -11,17 +11,17 @@ extension FileSystem {
     /// A name Box itself refused (rules this side does not check): logged at the default level, and
     /// EPERM for a rename as in `validateName`. Any other failure is returned as it is.
     func refusedName(_ failure: FSError, renaming: Bool = false) -> FSError {
-        guard failure.errno == EINVAL || failure.errno == ENAMETOOLONG, failure.message.contains("Box refuses the name")
+        guard failure.kind == .invalidName || failure.kind == .nameTooLong, failure.message.contains("Box refuses the name")
             || failure.message.contains("too long for Box")
         else { return failure }
         logger.warning("Box refused the name: \(failure.message)")
-        return renaming && failure.errno == EINVAL ? FSError(EPERM, failure.message) : failure
+        return renaming && failure.kind == .invalidName ? FSError(.notPermitted, failure.message) : failure
     }
 
     func validateName(_ name: String, renaming: Bool = false) throws(FSError) {
         do { try BoxName.validate(name) } catch {
             logger.warning("refused the name: \(error.message)")
-            if renaming, error.errno == EINVAL { throw FSError(EPERM, error.message) }
+            if renaming, error.kind == .invalidName { throw FSError(.notPermitted, error.message) }
             throw error
         }
     }

@@ -46,7 +46,7 @@ extension FileSystem {
 
     /// Opens a refresh file: the refresh runs before the open returns; reads `{"listed":N}`.
     func openRefreshFile(folder: UInt64, recursive: Bool, mode: OpenMode, truncate: Bool) async throws(FSError) -> OpenedFile {
-        guard mode == .readOnly, !truncate else { throw FSError(EACCES, "\(RefreshFile.name) is read-only") }
+        guard mode == .readOnly, !truncate else { throw FSError(.accessDenied, "\(RefreshFile.name) is read-only") }
         let listed = try await refresh(folder: folder, recursive: recursive)
         return snapshotOpened(Data("{\"listed\":\(listed)}".utf8))
     }

@@ -33,7 +33,7 @@ extension FileSystem {
         if let clash = present.first(where: {
             BoxName.sameOnBox($0.name, newName) && !BoxName.same($0.name, newName) && $0.id != item.id
         }) {
-            throw FSError(EEXIST, "\(newName): Box ignores case and \"\(clash.name)\" exists")
+            throw FSError(.exists, "\(newName): Box ignores case and \"\(clash.name)\" exists")
         }
         if let existing = present.first(where: { BoxName.same($0.name, newName) }), existing.id != item.id {
             if noReplace { throw .exists(newName) }

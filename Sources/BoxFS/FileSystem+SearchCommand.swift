@@ -8,14 +8,14 @@ extension FileSystem {
     func search(_ request: CommandRequest, folder: UInt64) async throws(FSError) -> CommandAnswer {
         let scope = try folderItem(folder)
         guard let text = request.query, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw FSError(EINVAL, "search: give the words to look for")
+            throw FSError(.invalidArgument, "search: give the words to look for")
         }
         let kind: BoxItem.Kind?
         switch request.type {
         case nil: kind = nil
         case "file"?: kind = .file
         case "folder"?: kind = .folder
-        case let other?: throw FSError(EINVAL, "search: --type \(other): choose file or folder")
+        case let other?: throw FSError(.invalidArgument, "search: --type \(other): choose file or folder")
         }
         let query = BoxSearchQuery(text, ancestorFolderIDs: [scope.id], fileExtensions: request.extensions ?? [], type: kind)
         let results: [BoxItemWithPath]

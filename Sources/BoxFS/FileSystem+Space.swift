@@ -17,12 +17,12 @@ extension FileSystem {
             return
         }
         if let limit = user.maxUploadSize, limit > 0, end > limit {
-            throw FSError(EFBIG, "file would be \(end) bytes; this Box account may upload at most \(limit)")
+            throw FSError(.tooLarge, "file would be \(end) bytes; this Box account may upload at most \(limit)")
         }
         guard user.spaceAmount > 0 else { return }
         let pending = locals.withLock { $0.pendingBytes }
         if user.spaceUsed + pending + (end - current) > user.spaceAmount {
-            throw FSError(ENOSPC, "the Box account is full (\(user.spaceUsed) of \(user.spaceAmount) bytes used)")
+            throw FSError(.noSpace, "the Box account is full (\(user.spaceUsed) of \(user.spaceAmount) bytes used)")
         }
     }
 }

@@ -38,7 +38,7 @@ extension FileSystem {
         let (scope, entry, trash) = try await trashedEntry(request, folder: folder)
         let name = entry.item.name
         if (try? await child(name, in: folder)) != nil {
-            throw FSError(EEXIST, "\(name): an item of that name is already in \(scope.name.isEmpty ? "the folder" : scope.name); "
+            throw FSError(.exists, "\(name): an item of that name is already in \(scope.name.isEmpty ? "the folder" : scope.name); "
                 + "rename or move it first (the trashed one stays in the trash)")
         }
         let restored: BoxItem
@@ -59,7 +59,7 @@ extension FileSystem {
         trashChanged()
         await showCommandResult(restored)
         if let first = failures.first {
-            throw FSError(first.errno, "\(name) restored, but \(failures.count) item(s) deleted from inside it are still in "
+            throw FSError(first.kind, "\(name) restored, but \(failures.count) item(s) deleted from inside it are still in "
                 + "the trash: \(first.message)")
         }
         var paths = FolderPaths(root: rootFolderID)
@@ -109,11 +109,11 @@ extension FileSystem {
         -> (scope: BoxItem, entry: BoxItemWithPath, trash: [BoxItemWithPath])
     {
         let scope = try folderItem(folder)
-        guard let name = request.name, !name.isEmpty else { throw FSError(EINVAL, "which item? give its path") }
+        guard let name = request.name, !name.isEmpty else { throw FSError(.invalidArgument, "which item? give its path") }
         let trash = try await trashItems()
         let matches = trash.filter { $0.item.parentID == scope.id && BoxName.same($0.item.name, name) }
         guard let entry = matches.max(by: { ($0.trashedAt ?? .distantPast) < ($1.trashedAt ?? .distantPast) }) else {
-            throw FSError(ENOENT, "\(name) is not in the trash (`boxfs trash list` shows what is)")
+            throw FSError(.notFound, "\(name) is not in the trash (`boxfs trash list` shows what is)")
         }
         return (scope, entry, trash)
     }

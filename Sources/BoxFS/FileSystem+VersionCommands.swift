@@ -16,12 +16,12 @@ extension FileSystem {
     /// started from, would then meet a newer one and become a conflicted copy.
     func restoreVersion(_ request: CommandRequest, folder: UInt64) async throws(FSError) -> CommandAnswer {
         let item = try await commandTarget(request, folder: folder)
-        guard let number = request.version else { throw FSError(EINVAL, "restore: which version? (--version N)") }
+        guard let number = request.version else { throw FSError(.invalidArgument, "restore: which version? (--version N)") }
         try refuseWhileLocal(item)
         let versions = try await earlierVersions(of: item)
         guard let chosen = versions.first(where: { $0.listed.number == number }) else {
             let known = versions.map { String($0.listed.number) }.joined(separator: ", ")
-            throw FSError(ENOENT, "\(item.name) has no earlier version \(number) "
+            throw FSError(.notFound, "\(item.name) has no earlier version \(number) "
                 + (known.isEmpty ? "(it has no earlier versions)" : "(earlier versions: \(known))"))
         }
         try refuseWhileLocal(item)  // again: a writer may have opened it while the versions were listed
@@ -44,13 +44,13 @@ extension FileSystem {
     private func refuseWhileLocal(_ item: BoxItem) throws(FSError) {
         try refuseWhileUploading(item, "restore a version")
         guard locals.withLock({ $0.file(itemID: item.id) != nil }) else { return }
-        throw FSError(EBUSY, "\(item.name) is open with content written here; restore a version once it is closed")
+        throw FSError(.busy, "\(item.name) is open with content written here; restore a version once it is closed")
     }
 
     /// The file's earlier versions (not the current one, nor versions in the version trash), oldest first,
     /// numbered as Box counts them (1 for the first upload), or by age when Box sends no numbers.
     private func earlierVersions(of item: BoxItem) async throws(FSError) -> [(version: BoxFileVersion, listed: CommandAnswer.Version)] {
-        guard item.kind == .file else { throw FSError(EISDIR, "\(item.name): folders have no versions") }
+        guard item.kind == .file else { throw FSError(.isDirectory, "\(item.name): folders have no versions") }
         let all: [BoxFileVersion]
         do {
             all = try await client.fileVersions(fileID: item.id)

@@ -140,13 +140,13 @@ public final class FileSystem: Sendable {
         guard let item = locals.withLock({ $0.overlaid(named: name, in: cached, folderID: folder.id) }) else {
             if isControlName(name, parent: parent) { return rememberControlDirectory() }
             if let why = locals.withLock({ $0.whyHidden(named: name, in: cached, folderID: folder.id) }) {
-                throw FSError(ENOENT, "\(name): hidden in folder \(folder.id): \(why)")
+                throw FSError(.notFound, "\(name): hidden in folder \(folder.id): \(why)")
             }
             throw .notFound(name, in: folder)
         }
         if isControlName(name, parent: parent) { reportShadowedControlDirectory() }
         guard let attributes = remember(item, parent: parent) else {
-            throw FSError(ENOENT, "\(name) in folder \(folder.id): a new file's made-up id that stands for no file")
+            throw FSError(.notFound, "\(name) in folder \(folder.id): a new file's made-up id that stands for no file")
         }
         return attributes
     }

@@ -13,7 +13,7 @@ final class StagingFile: Sendable {
     init(path: String, create: Bool) throws(FSError) {
         let flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0)
         let descriptor = open(path, flags, 0o600)
-        guard descriptor >= 0 else { throw FSError(errno, "staging file \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw FSError.system(errno, "staging file \(path)") }
         self.path = path
         self.descriptor = descriptor
     }
@@ -55,7 +55,6 @@ final class StagingFile: Sendable {
     func remove() { unlink(path) }
 
     private func failure(_ what: String) -> FSError {
-        let code = errno
-        return FSError(code, "\(what) of the local copy \(path): \(String(cString: strerror(code)))")
+        FSError.system(errno, "\(what) of the local copy \(path)")
     }
 }

@@ -64,14 +64,14 @@ extension FileSystem {
 
     /// Opens the status file: a snapshot of the status, served by `read` from the handle.
     func openStatusFile(mode: OpenMode, truncate: Bool) async throws(FSError) -> OpenedFile {
-        guard mode == .readOnly, !truncate else { throw FSError(EACCES, "\(StatusFile.name) is read-only") }
+        guard mode == .readOnly, !truncate else { throw FSError(.accessDenied, "\(StatusFile.name) is read-only") }
         let snapshot = await statusReport().encoded()
         return snapshotOpened(snapshot)
     }
 
     /// Opens the retry file: every waiting upload is tried now; reads `{"retried":N}`.
     func openRetryFile(mode: OpenMode, truncate: Bool) async throws(FSError) -> OpenedFile {
-        guard mode == .readOnly, !truncate else { throw FSError(EACCES, "\(StatusFile.retryName) is read-only") }
+        guard mode == .readOnly, !truncate else { throw FSError(.accessDenied, "\(StatusFile.retryName) is read-only") }
         let retried = await writeBack?.uploader.retryNow() ?? 0
         return snapshotOpened(Data("{\"retried\":\(retried)}".utf8))
     }

@@ -36,7 +36,7 @@ extension FUSEOperations {
                 let name = try source.existing(), newName = try target.new()
                 // RENAME_EXCHANGE swaps two names: Box has no such operation.
                 guard flags & FUSEOperations.renameExchange == 0 else {
-                    throw FSError(EINVAL, "\(name): Box cannot swap two items")
+                    throw FSError(.invalidArgument, "\(name): Box cannot swap two items")
                 }
                 try await fs.rename(
                     parent: parent, name: name, newParent: newParent, newName: newName,
@@ -45,8 +45,8 @@ extension FUSEOperations {
             }
         }
         // Box has no links of either kind.
-        ops.symlink = { req, _, _, _ in fuse_reply_err(req, EPERM) }
-        ops.link = { req, _, _, _ in fuse_reply_err(req, EPERM) }
+        ops.symlink = { req, _, _, _ in fuse_reply_err(req, FSError.Kind.notPermitted.errno) }
+        ops.link = { req, _, _, _ in fuse_reply_err(req, FSError.Kind.notPermitted.errno) }
     }
 
     /// Extended attributes: the read-only `user.box.*` facts (`BoxAttribute`), answered on this thread from

@@ -23,7 +23,7 @@ extension FUSEOperations {
             let name = KernelName(name!)
             FUSEDispatcher.from(req).serve(req, "mknod") { request, fs throws(FSError) in
                 // Box holds files and folders only: no devices, pipes or sockets.
-                guard mode & S_IFMT == S_IFREG else { throw FSError(EPERM, "mknod: Box has only files and folders") }
+                guard mode & S_IFMT == S_IFREG else { throw FSError(.notPermitted, "mknod: Box has only files and folders") }
                 let (attributes, handle) = try await fs.create(parent: parent, name: name.new())
                 await fs.releaseFile(handle: handle)
                 request.entry(

@@ -21,7 +21,7 @@ final class FUSERequest: @unchecked Sendable {
 
     deinit {
         guard !answered.load(ordering: .acquiring) else { return }
-        fuse_reply_err(request, EIO)
+        fuse_reply_err(request, FSError.Kind.io.errno)
         Self.logger.error("a request was left unanswered; answered EIO")
     }
 
@@ -81,7 +81,7 @@ final class FUSERequest: @unchecked Sendable {
     /// the size alone when `size` is 0, ERANGE when it does not fit.
     func xattr(_ value: [UInt8], size: Int) throws(FSError) {
         if size == 0 { return xattrSize(value.count) }
-        guard value.count <= size else { throw FSError(ERANGE, "an attribute of \(value.count) bytes for \(size)") }
+        guard value.count <= size else { throw FSError(.bufferTooSmall, "an attribute of \(value.count) bytes for \(size)") }
         once { request in
             _ = value.withUnsafeBytes { bytes in
                 fuse_reply_buf(request, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)

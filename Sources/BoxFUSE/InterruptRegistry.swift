@@ -1,3 +1,4 @@
+import BoxFS
 import Dispatch
 import Foundation
 import Synchronization
@@ -47,7 +48,7 @@ final class InterruptRegistry: Sendable {
         }
         if interrupted {
             task.cancel()
-            request?.error(EINTR)
+            request?.error(FSError.Kind.interrupted.errno)
         }
     }
 
@@ -87,6 +88,6 @@ final class InterruptRegistry: Sendable {
             }
         }
         task?.cancel()
-        if let request { DispatchQueue.global().async { request.error(EINTR) } }
+        if let request { DispatchQueue.global().async { request.error(FSError.Kind.interrupted.errno) } }
     }
 }
