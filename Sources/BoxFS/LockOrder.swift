@@ -22,13 +22,22 @@ enum LockOrder {
     @inline(__always)
     static func take(_ name: StaticString) -> UnsafeRawPointer? {
         #if DEBUG
-        if let holding = pthread_getspecific(held) {
-            let holder = String(cString: holding.assumingMemoryBound(to: CChar.self))
-            preconditionFailure("lock order: \(name) taken while \(holder) is held (core locks are taken alone)")
-        }
+        if let violation = violation(taking: name) { preconditionFailure(violation) }
         let mine = UnsafeRawPointer(name.utf8Start)
         pthread_setspecific(held, mine)
         return mine
+        #else
+        return nil
+        #endif
+    }
+
+    /// What taking `name` now would break, said in one line, or nil when the thread holds no core lock (always nil
+    /// in a release build, which keeps no record).
+    static func violation(taking name: StaticString) -> String? {
+        #if DEBUG
+        guard let holding = pthread_getspecific(held) else { return nil }
+        let holder = String(cString: holding.assumingMemoryBound(to: CChar.self))
+        return "lock order: \(name) taken while \(holder) is held (core locks are taken alone)"
         #else
         return nil
         #endif
