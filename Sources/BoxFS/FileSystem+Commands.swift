@@ -24,13 +24,12 @@ extension FileSystem {
 
     /// The attributes of a query name's inode, nil for any other inode.
     func commandQueryAttributes(_ inode: UInt64) -> FileAttributes? {
-        guard CommandFile.isQuery(inode), commandQueries.withLock({ $0.query(inode) }) != nil else { return nil }
+        guard commandQueries.withLock({ $0.query(inode) }) != nil else { return nil }
         return commandFileAttributes(inode: inode, permissions: 0o400)
     }
 
     /// Opens a query name: read-only; its request runs at the first read, again at each open.
-    func openCommandQuery(_ inode: UInt64, mode: OpenMode) throws(FSError) -> OpenedFile? {
-        guard CommandFile.isQuery(inode) else { return nil }
+    func openCommandQuery(_ inode: UInt64, mode: OpenMode) throws(FSError) -> OpenedFile {
         guard let query = commandQueries.withLock({ $0.query(inode) }) else { throw .notFound("command query") }
         guard mode == .readOnly else { throw FSError(.accessDenied, "a command query is read-only") }
         return openedExchange(CommandExchange(folder: query.folder, request: query.request))

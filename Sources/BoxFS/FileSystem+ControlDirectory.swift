@@ -241,7 +241,7 @@ extension FileSystem {
     /// EROFS for any change in the control directory, or to its name at the root (unless a Box item has it:
     /// the root is listed when no listing of it is cached, as after an event dropped it).
     func refuseControlChange(parent: UInt64, name: String? = nil) async throws(FSError) {
-        if ControlDirectory.contains(parent) { throw .readOnly(name ?? controlName) }
+        if VirtualInode(parent) == .control { throw .readOnly(name ?? controlName) }
         guard let name, isControlName(name, parent: parent) else { return }
         if currentItem(named: name, inFolder: parent) != nil { return }
         if let folder = try? folderItem(parent), let items = try? await listing(of: folder, inode: parent),

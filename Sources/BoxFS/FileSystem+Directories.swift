@@ -14,7 +14,7 @@ extension FileSystem {
     /// Opens a folder for reading: takes a snapshot of its listing, so paging through it with
     /// offsets stays consistent even if the cache is refreshed meanwhile.
     public func openDirectory(_ inode: UInt64) async throws(FSError) -> UInt64 {
-        if ControlDirectory.contains(inode) { return try await openControlDirectory(inode) }
+        if let virtual = VirtualInode(inode) { return try await openVirtualDirectory(virtual, inode: inode) }
         let folder = try folderItem(inode)
         let items = try await listing(of: folder, inode: inode)
         let parent = tree.withLock { $0.node(inode)?.parentInode } ?? inode

@@ -22,14 +22,9 @@ extension FileSystem {
     /// Opens a file. Reading a file with no local content reads Box lazily; opening for writing
     /// makes a complete local copy first (nothing fetched with O_TRUNC).
     public func openFile(_ inode: UInt64, mode: OpenMode, truncate: Bool) async throws(FSError) -> OpenedFile {
-        if inode == StatusFile.inode { return try await openStatusFile(mode: mode, truncate: truncate) }
-        if inode == StatusFile.retryInode { return try await openRetryFile(mode: mode, truncate: truncate) }
-        if ControlDirectory.contains(inode) { return try openControlFile(inode, mode: mode, truncate: truncate) }
-        if let target = RefreshFile.target(of: inode) {
-            return try await openRefreshFile(folder: target.folder, recursive: target.recursive, mode: mode, truncate: truncate)
+        if let virtual = VirtualInode(inode) {
+            return try await openVirtualFile(virtual, inode: inode, mode: mode, truncate: truncate)
         }
-        if let folder = CommandFile.folder(of: inode) { return try openCommandFile(folder: folder, mode: mode) }
-        if let query = try openCommandQuery(inode, mode: mode) { return query }
         let item = try fileItem(inode)
         if LocalFiles.isLocalID(item.id), locals.withLock({ $0.file(itemID: item.id) }) == nil {
             throw Self.standsForNoFile(item)  // uploaded under its Box id, or deleted: a stale inode

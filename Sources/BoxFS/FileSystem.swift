@@ -110,41 +110,51 @@ public final class FileSystem: Sendable {
 
     /// Finds `name` in the folder `parent` and counts a kernel reference to it.
     public func lookup(parent: UInt64, name: String) async throws(FSError) -> FileAttributes {
-        if ControlDirectory.contains(parent) { return try await controlLookup(parent: parent, name: name) }
-        if let attributes = try lookupInFreshListing(parent: parent, name: name) { return attributes }
+        if VirtualInode(parent) == .control { return try await controlLookup(parent: parent, name: name) }
+        if let claimed = controlFileAttributes(parent: parent, name: name) { return claimed }
+        return try await lookingUpControlName(name, parent: parent) { () async throws(FSError) in
+            try await boxLookup(parent: parent, name: name)
+        }
+    }
+
+    /// `lookup` answered without I/O (the control directory's fixed nodes, a control file's name, a folder's cached
+    /// listing through its name index), or nil when it needs a fetch (then `lookup` is called). This is what the
+    /// kernel asks thousands of times for `ls -l` or `find` in a large folder.
+    public func lookupInFreshListing(parent: UInt64, name: String) throws(FSError) -> FileAttributes? {
+        if VirtualInode(parent) == .control { return try controlLookupNow(parent: parent, name: name) }
+        if let claimed = controlFileAttributes(parent: parent, name: name) { return claimed }
+        return try lookingUpControlNameNow(name, parent: parent) { () throws(FSError) in
+            try boxLookupInFreshListing(parent: parent, name: name)
+        }
+    }
+
+    /// `name` in the Box folder `parent` (with the local files laid over its listing).
+    private func boxLookup(parent: UInt64, name: String) async throws(FSError) -> FileAttributes {
+        if let attributes = try boxLookupInFreshListing(parent: parent, name: name) { return attributes }
         let folder = try folderItem(parent)
         // Twice at most: an upload landing between the listing and the node can leave the item it found stale.
         for _ in 0..<2 {
             let items = try await listing(of: folder, inode: parent)
-            guard let item = items.first(where: { BoxName.same($0.name, name) }) else {
-                if isControlName(name, parent: parent) { return rememberControlDirectory() }
-                throw .notFound(name, in: folder)
-            }
-            if isControlName(name, parent: parent) { reportShadowedControlDirectory() }
+            guard let item = items.first(where: { BoxName.same($0.name, name) }) else { throw .notFound(name, in: folder) }
             if let attributes = remember(item, parent: parent) { return attributes }
         }
         throw .notFound(name, in: folder)
     }
 
-    /// `lookup` answered from the folder's cached listing through its name index (no scan, no I/O),
-    /// or nil when the listing is older than `dir_cache_ttl` (then `lookup` lists the folder). This is
-    /// what the kernel asks thousands of times for `ls -l` or `find` in a large folder.
-    public func lookupInFreshListing(parent: UInt64, name: String) throws(FSError) -> FileAttributes? {
-        if ControlDirectory.contains(parent) { return try controlLookupNow(parent: parent, name: name) }
-        if let control = controlFileAttributes(parent: parent, name: name) { return control }
+    /// `boxLookup` from the folder's cached listing through its name index (no scan, no I/O), or nil when the
+    /// listing is older than `dir_cache_ttl`.
+    private func boxLookupInFreshListing(parent: UInt64, name: String) throws(FSError) -> FileAttributes? {
         let folder = try folderItem(parent)
         let ttl = listingTTL
         guard let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) else {
             return nil
         }
         guard let item = locals.withLock({ $0.overlaid(named: name, in: cached, folderID: folder.id) }) else {
-            if isControlName(name, parent: parent) { return rememberControlDirectory() }
             if let why = locals.withLock({ $0.whyHidden(named: name, in: cached, folderID: folder.id) }) {
                 throw FSError(.notFound, "\(name): hidden in folder \(folder.id): \(why)")
             }
             throw .notFound(name, in: folder)
         }
-        if isControlName(name, parent: parent) { reportShadowedControlDirectory() }
         guard let attributes = remember(item, parent: parent) else {
             throw FSError(.notFound, "\(name) in folder \(folder.id): a new file's made-up id that stands for no file")
         }
@@ -177,23 +187,12 @@ public final class FileSystem: Sendable {
 
     /// The kernel no longer references `inode` `count` times.
     public func forget(_ inode: UInt64, count: UInt64) {
-        if ControlDirectory.contains(inode) { return forgetControl(inode, count: count) }
-        if CommandFile.isQuery(inode) { return commandQueries.withLock { $0.forget(inode, count: count) } }
+        if let virtual = VirtualInode(inode) { return virtualForget(virtual, inode: inode, count: count) }
         if forgetNode(inode, count: count) { localTimes.withLock { _ = $0.accessed.removeValue(forKey: inode) } }
     }
 
     public func attributes(_ inode: UInt64) throws(FSError) -> FileAttributes {
-        if inode == StatusFile.inode || inode == StatusFile.retryInode || RefreshFile.target(of: inode) != nil {
-            return statusFileAttributes(inode: inode)
-        }
-        if ControlDirectory.contains(inode) { return try controlAttributes(inode) }
-        if let query = commandQueryAttributes(inode) { return query }
-        if let folder = CommandFile.folder(of: inode) {
-            guard let attributes = commandFileAttributes(parent: folder, name: CommandFile.name) else {
-                throw .notFound(CommandFile.name)
-            }
-            return attributes
-        }
+        if let virtual = VirtualInode(inode) { return try virtualAttributes(virtual, inode: inode) }
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
         if InodeTable.isDetached(node.item.id), let unlinked = locals.withLock({ $0.unlinkedFile(inode: inode) }) {
             var attributes = attributes(of: unlinked.item, inode: inode)
