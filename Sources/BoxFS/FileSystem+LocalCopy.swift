@@ -107,11 +107,7 @@ extension FileSystem {
                 }
                 try await writeBack.uploader.fileOpened(entry.id)
                 let kept = locals.withLock { files in
-                    files.update(number) { file -> Bool in
-                        guard !file.unlinked else { return false }
-                        file.entryID = entry.id
-                        return true
-                    }
+                    files.update(number) { file in file.journaled(entry.id) }
                 }
                 if kept != true {
                     try await writeBack.uploader.discard(entry.id)  // deleted meanwhile

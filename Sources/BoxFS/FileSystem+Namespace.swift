@@ -128,17 +128,9 @@ extension FileSystem {
     /// Its inode keeps answering with the local file's attributes while handles have it open (see `unlinkedFile`).
     @discardableResult
     func forgetLocal(_ number: UInt64) async throws(FSError) -> BoxItem? {
-        let itemID = locals.withLock { $0.file(number)?.item.id }
-        let inode = itemID.flatMap { id in tree.withLock { $0.inode(forItemID: id) } }
-        let entryID = locals.withLock { files in
-            files.update(number) { file in
-                defer {
-                    file.entryID = nil
-                    file.unlinked = true
-                    if file.unlinkedInode == nil { file.unlinkedInode = inode }
-                }
-                return file.entryID
-            }
+        let entryID = state.withLock { state in
+            let inode = state.locals.file(number).flatMap { state.tree.inode(forItemID: $0.item.id) }
+            return state.locals.update(number) { file in file.unlink(inode: inode) }
         }
         var landed: BoxItem?
         if let entryID, let entryID, let writeBack {

@@ -101,7 +101,7 @@ extension FileSystem {
             let outcome = { (files: inout LocalFiles) -> Outcome in
                 guard let file = files.file(entryID: entryID) else { return .orphan }
                 if let wanted = file.target.fileID, wanted != item.id {
-                    if isFinal { files.update(file.number) { $0.entryID = nil } }
+                    if isFinal { files.update(file.number) { $0.uploadEnded(entryID) } }
                     // What landed is this entry's own new file (its first upload: a new file's target, or the
                     // next version of what just landed when more was written meanwhile): nobody's content.
                     let ownNewFile = target.fileID == nil || target.fileID == item.id
@@ -111,7 +111,7 @@ extension FileSystem {
                 files.update(file.number) { file in
                     file.rebase(on: item)
                     file.item.createdAt = item.createdAt
-                    if isFinal { file.entryID = nil }
+                    if isFinal { file.uploadEnded(entryID) }
                 }
                 return .rebased(old: old, now: files.file(file.number)!.item)
             }(&state.locals)

@@ -11,22 +11,80 @@ import WriteBack
 /// it under its name whatever Box says, so what you wrote is what you see.
 struct LocalFiles {
     struct File: Sendable {
+        /// Where a local file is in its life. Its changes are the named transitions below; the counts of
+        /// `handles` and `writers` (open for writing) go beside it.
+        ///
+        /// ```
+        ///   local copy, or create ─▶ clean ──journaled(e)──▶ waiting(e) ──uploadEnded(e)──▶ clean ─▶ …
+        ///          (nothing to upload)  │      (content for entry e: waiting for the uploader, or on the wire)
+        ///                               │                         │
+        ///                               └──────── unlink ─────────┴──▶ unlinked(inode)   (its entry dropped;
+        ///                                                                 readable through open handles only)
+        /// ```
+        /// A file is removed from `LocalFiles` once nothing holds it: no handle, no writer, and clean or unlinked
+        /// (`FileSystem.dropIfIdle`). An unlinked file is never journaled again, and a waiting one is never unlinked
+        /// without its entry being dropped: such a combination cannot be written down.
+        enum Phase: Equatable, Sendable {
+            /// Nothing to upload: a copy of a Box version, or content Box has now.
+            case clean
+            /// Content for the journal entry `entryID`: waiting for its upload, or on the wire.
+            case waiting(entryID: Int64)
+            /// Deleted, or replaced by a rename: invisible, kept only while handles are open. `inode` is the one it
+            /// had then: `fstat` of its open descriptors finds it by that.
+            case unlinked(inode: UInt64?)
+        }
+
         let number: UInt64
         let staging: StagingFile
         /// What the kernel sees: size and times are the local ones.
         var item: BoxItem
         /// The Box version the local content started from (nil for a file new to Box).
         var base: BoxItem?
-        var entryID: Int64?
+        private(set) var phase: Phase
         var writers = 0
         var handles = 0
-        /// Deleted, or replaced by a rename: invisible, kept only while handles are open.
-        var unlinked = false
-        /// The inode it had when it was unlinked: `fstat` of its open descriptors finds it by that.
-        var unlinkedInode: UInt64?
         /// Renamed over another file while it was new to Box: a new file its earlier upload may
         /// still create is unwanted (its content goes to the other file).
         var supersedesNewUpload = false
+
+        init(number: UInt64, staging: StagingFile, item: BoxItem, base: BoxItem?, entryID: Int64? = nil,
+             writers: Int = 0, handles: Int = 0) {
+            self.number = number
+            self.staging = staging
+            self.item = item
+            self.base = base
+            self.phase = entryID.map { .waiting(entryID: $0) } ?? .clean
+            self.writers = writers
+            self.handles = handles
+        }
+
+        /// The journal entry its content waits in, or nil.
+        var entryID: Int64? { if case .waiting(let entryID) = phase { entryID } else { nil } }
+        var unlinked: Bool { if case .unlinked = phase { true } else { false } }
+        /// The inode it had when it was unlinked (nil when it is not unlinked, or had none).
+        var unlinkedInode: UInt64? { if case .unlinked(let inode) = phase { inode } else { nil } }
+
+        /// Its content was recorded in the journal as `entryID`; false (and nothing changes) when it was unlinked
+        /// meanwhile: the entry is then the caller's to drop.
+        mutating func journaled(_ entryID: Int64) -> Bool {
+            guard !unlinked else { return false }
+            phase = .waiting(entryID: entryID)
+            return true
+        }
+
+        /// The entry `entryID` is done with (its upload landed, or the uploader no longer has it): clean, unless the
+        /// file has another entry or was unlinked since.
+        mutating func uploadEnded(_ entryID: Int64) {
+            if self.entryID == entryID { phase = .clean }
+        }
+
+        /// Deleted or replaced at `inode`: answers the entry whose upload is dropped with it. Unlinked again, it keeps
+        /// the inode it had the first time.
+        mutating func unlink(inode: UInt64?) -> Int64? {
+            let dropped = entryID
+            phase = .unlinked(inode: unlinkedInode ?? inode)
+            return dropped
+        }
 
         /// Where the uploader sends it.
         var target: UploadTarget {
@@ -179,7 +237,7 @@ struct LocalFiles {
     /// The uploader no longer has `entryID` (its upload finished meanwhile): the file forgets it,
     /// unless it already has a newer entry, so its next change is journaled afresh.
     mutating func forgetEntry(_ entryID: Int64, of number: UInt64) {
-        update(number) { if $0.entryID == entryID { $0.entryID = nil } }
+        update(number) { $0.uploadEnded(entryID) }
     }
 
     @discardableResult
