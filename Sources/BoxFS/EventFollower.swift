@@ -11,7 +11,9 @@ import Synchronization
 /// answers `new_change` (catch up again) or `reconnect`, up to its `max_retries` polls, then ask for a new
 /// server. Any failure puts the mount back on `dir_cache_ttl` (`fallback`) and the loop waits (1 s doubling
 /// to 60 s) before starting over from the position it has; a position Box rejects (too old) restarts the
-/// stream at `now` and drops every cached listing. The position is saved after each page applied.
+/// stream at `now` and drops every cached listing, as does a saved position older than Box keeps events (Box
+/// answers it with no error). Events Box sends again are skipped (`SeenEvents`). The position is saved after each
+/// page applied.
 public final class EventFollower: Sendable {
     let filesystem: FileSystem
     let client: BoxClient
@@ -42,17 +44,35 @@ public final class EventFollower: Sendable {
     }
 
     private func run() async {
-        var position = positionFile?.read()
+        let position = positionFile?.read()
+        if let position, let age = positionFile?.age(), age > Self.positionTrustedFor {
+            // Box answers a position past its retention from the oldest event it still has, with nothing to say
+            // that events were missed: only the age of the saved position tells, and then everything is listed anew.
+            logger.notice("event stream: the saved position \(position) is \(Int(age / 86_400)) days old, older than Box keeps events; listing everything again")
+            filesystem.dropAllListings()
+            positionFile?.remove()
+            return await following(from: nil)
+        }
         if let position { logger.info("event stream: resuming at position \(position)") }
+        await following(from: position)
+    }
+
+    /// How long a saved position is caught up from: Box keeps a user's `changes` events 21 days
+    /// (developer.box.com, guides/events/parameters/stream-types); a day less leaves room for clocks.
+    static let positionTrustedFor: Double = 20 * 86_400
+
+    private func following(from start: String?) async {
+        var position = start
+        var seen = SeenEvents()
         var backoff = 1.0
         var lastFailure: String?
         while !Task.isCancelled {
             do {
-                position = try await catchUp(from: position)
+                position = try await catchUp(from: position, seen: &seen)
                 backoff = 1
                 if lastFailure != nil { logger.notice("event stream: following again") }
                 lastFailure = nil
-                try await poll(&position)
+                try await poll(&position, seen: &seen)
             } catch is CancellationError {
                 return
             } catch {
@@ -85,7 +105,7 @@ public final class EventFollower: Sendable {
     static let refusedRetry = 900.0
 
     /// Long-polls realtime servers until a failure; each `new_change` is caught up on at once.
-    private func poll(_ position: inout String?) async throws {
+    private func poll(_ position: inout String?, seen: inout SeenEvents) async throws {
         while !Task.isCancelled {
             let server = try await client.realtimeServer()
             var polls = 0
@@ -95,12 +115,12 @@ public final class EventFollower: Sendable {
                 try Task.checkCancellation()
                 switch answer {
                 case .newChange:
-                    position = try await catchUp(from: position)
+                    position = try await catchUp(from: position, seen: &seen)
                 case .reconnect:
                     break pollThisServer
                 case .other(let message):
                     logger.debug("event long poll answered \(message)")
-                    position = try await catchUp(from: position)
+                    position = try await catchUp(from: position, seen: &seen)
                     break pollThisServer
                 }
             }
@@ -109,7 +129,7 @@ public final class EventFollower: Sendable {
     }
 
     /// Applies every event after `position` (nil: starts at `now`) and answers the position reached.
-    private func catchUp(from position: String?) async throws -> String {
+    private func catchUp(from position: String?, seen: inout SeenEvents) async throws -> String {
         guard var position else { return try await startAtNow() }
         while true {
             let page: BoxEventPage
@@ -120,7 +140,11 @@ public final class EventFollower: Sendable {
                 filesystem.dropAllListings()
                 return try await startAtNow()
             }
-            if !page.events.isEmpty { await filesystem.applyRemoteChanges(page.events) }
+            let events = seen.unseen(page.events)
+            if events.count < page.events.count {
+                logger.debug("event stream: \(page.events.count - events.count) events Box sent again skipped")
+            }
+            if !events.isEmpty { await filesystem.applyRemoteChanges(events) }
             let moved = page.nextStreamPosition != position
             position = page.nextStreamPosition
             positionFile?.save(position)

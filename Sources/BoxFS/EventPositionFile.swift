@@ -16,6 +16,18 @@ public struct EventPositionFile: Sendable {
         return !position.isEmpty && position.allSatisfy({ $0.isASCII && $0.isNumber }) ? position : nil
     }
 
+    /// Seconds since the position was saved (the file's modification time), or nil when there is none.
+    public func age(now: Date = Date()) -> Double? {
+        guard let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
+        else { return nil }
+        return now.timeIntervalSince(modified)
+    }
+
+    /// Forgets the saved position (one too old to catch up from).
+    func remove() {
+        queue.sync { _ = unlink(url.path) }
+    }
+
     /// Saves `position` soon; returns at once.
     func save(_ position: String) {
         queue.async { [url] in Self.write(position, to: url) }

@@ -118,6 +118,59 @@ final class EventFollowTests: WriteTestCase {
         XCTAssertEqual(listings.count, 0, "own changes listed the folder again: \(listings.map(\.seq))")
     }
 
+    /// Box answers a position older than it keeps events from the oldest it still has, with nothing to say that
+    /// events were missed (docs/BOXSIM.md, `expire`): a saved position older than Box's 21 days is not resumed
+    /// from; the mount starts at `now`, and what it lists is what Box holds.
+    func testASavedPositionOlderThanBoxKeepsEventsIsNotResumedFrom() async throws {
+        try await startMounted(texts: ["doc.txt": "before\n"])
+        XCTAssertEqual(try contents("doc.txt"), "before\n")
+        let sim = try XCTUnwrap(boxsim)
+        try await Poll.until("a saved stream position", timeout: 10) { try savedPosition() }
+        try XCTUnwrap(mount).unmount()
+        try api.uploadFile(named: "added.txt", text: "added\n")
+        try api.expireEvents()
+        let positionFile = try XCTUnwrap(try positionFileURL())
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -30 * 86_400)],
+                                              ofItemAtPath: positionFile.path)
+        let saved = try XCTUnwrap(try savedPosition())
+        let before = try lastSequence(sim)
+
+        try mountWritable()
+
+        try await waitUntilVisible("the folder as Box holds it") { try names() == ["added.txt", "doc.txt"] }
+        try await Poll.until("the stream started at now", timeout: 10) {
+            try sim.requestLog().after(before).contains {
+                $0.path == "/2.0/events" && $0.query?.contains("stream_position=now") == true
+            } ? true : nil
+        }
+        let eventCalls = try sim.requestLog().after(before).filter { $0.path == "/2.0/events" && $0.method == "GET" }
+        XCTAssertFalse(eventCalls.contains { $0.query?.contains("stream_position=\(saved)&") == true
+                || $0.query?.hasSuffix("stream_position=\(saved)") == true },
+                       "the old position \(saved) is not resumed from: \(eventCalls.map { $0.query ?? "" })")
+    }
+
+    /// Box may send an event more than once, or after later ones (boxsim's `duplicate_rate`, `out_of_order_rate`):
+    /// the mount ends up showing what Box holds, names and bytes, after a run of changes made elsewhere.
+    func testEventsSentTwiceOrOutOfOrderLeaveTheMountShowingWhatBoxHolds() async throws {
+        try await startMounted(texts: ["a.txt": "a\n", "b.txt": "b\n"])
+        XCTAssertEqual(try names(), ["a.txt", "b.txt"])
+        XCTAssertEqual(try contents("b.txt"), "b\n")
+        try api.setEventStreamFaults(duplicateRate: 1, outOfOrderRate: 0.5)
+        let a = try XCTUnwrap(try api.entry(at: "a.txt")), b = try XCTUnwrap(try api.entry(at: "b.txt"))
+        try api.renameFile(a.id, to: "c.txt")
+        _ = try api.uploadVersion(of: b.id, data: Data("b two\n".utf8))
+        try api.uploadFile(named: "d.txt", text: "d\n")
+        try api.renameFile(a.id, to: "e.txt")
+        _ = try api.uploadVersion(of: b.id, data: Data("b three\n".utf8))
+        try await waitUntilVisible("every change") {
+            try names() == ["b.txt", "d.txt", "e.txt"] && contents("b.txt") == "b three\n"
+        }
+        try await Task.sleep(nanoseconds: 3_000_000_000)  // the duplicates and the late events have come since
+        XCTAssertEqual(try names(), ["b.txt", "d.txt", "e.txt"])
+        XCTAssertEqual(try contents("b.txt"), "b three\n")
+        XCTAssertEqual(try contents("e.txt"), "a\n")
+    }
+
     func testStatusShowsTheEventStream() async throws {
         try await startMounted(texts: ["a.txt": "a\n"])
         let path = try XCTUnwrap(mount).mountpoint.path
@@ -134,6 +187,12 @@ final class EventFollowTests: WriteTestCase {
         let output = try Shell.run([try MountFixture.locateBinary().path, "status", try XCTUnwrap(mount).mountpoint.path, "--json"])
         let json = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any]
         return json?["events_position"] as? String
+    }
+
+    private func positionFileURL() throws -> URL? {
+        let cache = try XCTUnwrap(cacheDirectory)
+        let files = FileManager.default.enumerator(atPath: cache.path)?.compactMap { $0 as? String } ?? []
+        return files.first(where: { $0.hasSuffix(".position") }).map { cache.appendingPathComponent($0) }
     }
 
     private func savedPosition() throws -> String? {
