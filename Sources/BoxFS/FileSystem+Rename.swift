@@ -181,7 +181,10 @@ extension FileSystem {
     private func redirectUpload(_ number: UInt64, entryID: Int64?, rejournal: Bool) async throws(FSError) -> Bool {
         guard let entryID, let writeBack, let file = locals.withLock({ $0.file(number) }) else { return true }
         do {
-            if try await writeBack.uploader.retarget(entryID, to: file.target) { return true }
+            if try await writeBack.uploader.retarget(entryID, to: file.target) {
+                await keepUploadFolderPath(file.target.parentID)
+                return true
+            }
         } catch {
             throw FSError(error, context: "moving the pending upload of \(file.item.name)")
         }
