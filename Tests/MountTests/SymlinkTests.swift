@@ -18,7 +18,8 @@ final class SymlinkTests: WriteTestCase {
 
     func testWithLinksRsyncACopiesSymlinksAsBoxlinkFilesShownAsLinks() async throws {
         let local = try makeTreeWithLinks()
-        let mount = try await startAndMount(options: ["links"])
+        // The default delay: rsync sets the time after closing its temp file, which must not race the upload.
+        let mount = try await startAndMount(options: ["links", "write_back_delay=2"])
         let result = try Shell.run(["rsync", "-a", local.path + "/", mount.path("synced") + "/"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try succeed(["readlink", mount.path("synced/link")]), "a.txt\n")
@@ -42,6 +43,13 @@ final class SymlinkTests: WriteTestCase {
         try await Poll.until("Box to hold the renamed link only", timeout: 30) { () -> Bool? in
             try boxNames(in: "synced") == ["a.txt", "renamed.boxlink", "sub"] && boxNames(in: "synced/sub") == ["b.txt"] ? true : nil
         }
+
+        // Another mount, with nothing cached, shows the Box file as the link; without the option, as the file it is.
+        let fresh = try mountWithFreshCache(options: ["links"])
+        XCTAssertEqual(try succeed(["readlink", fresh.path("synced/renamed")]), "a.txt\n")
+        XCTAssertEqual(try succeed(["ls", "-A", fresh.path("synced")]), "a.txt\nrenamed\nsub\n")
+        let plain = try mountWithFreshCache()
+        XCTAssertEqual(try succeed(["cat", plain.path("synced/renamed.boxlink")]), "a.txt")
     }
 
     func testWithoutLinksRsyncCopiesTheRestAndReportsEachSymlink() async throws {
