@@ -20,19 +20,22 @@ extension FileSystem {
     {
         guard options.links else {
             let name = (try? kernelName.new()) ?? "(a name that is not UTF-8)"
-            let path = (try? folderItem(parent)).flatMap { mountPath(ofFolder: $0.id) }.map { $0.isEmpty ? name : $0 + "/" + name } ?? name
-            logger.warning("symlink \(path) -> \(target) refused (EPERM): Box has no symbolic links; mount with -o links to keep them as \(name)\(LinkFile.suffix) files")
+            let folder = (try? folderItem(parent)).flatMap { mountPath(ofFolder: $0.id) }
+            let path = folder.map { $0.isEmpty ? name : $0 + "/" + name } ?? name
+            let hint = "mount with -o links to keep them as \(name)\(LinkFile.suffix) files"
+            logger.warning("symlink \(path) -> \(target) refused (EPERM): Box has no symbolic links; \(hint)")
             throw FSError(EPERM, "\(name): Box has no symbolic links (mount with -o links to keep them)")
         }
         let name = try kernelName.new()
         let bytes = Data(target.utf8)
         guard !bytes.isEmpty, bytes.count <= LinkFile.maximumTargetLength else {
-            throw FSError(bytes.isEmpty ? ENOENT : ENAMETOOLONG, "\(name): a link's target must be 1 to \(LinkFile.maximumTargetLength) bytes")
+            throw FSError(bytes.isEmpty ? ENOENT : ENAMETOOLONG,
+                          "\(name): a link's target must be 1 to \(LinkFile.maximumTargetLength) bytes")
         }
         guard let stored = LinkFile.storedName(for: name) else {
             throw FSError(ENAMETOOLONG, "\(name): with \(LinkFile.suffix) the name is longer than Box allows")
         }
-        if try await storedEntry(name, in: parent) != nil { throw .exists(name) }
+        if await storedEntry(name, in: parent) != nil { throw .exists(name) }
         let (created, handle) = try await create(parent: parent, name: stored)
         do throws(FSError) {
             _ = try await write(handle: handle, offset: 0, data: bytes)
@@ -54,7 +57,8 @@ extension FileSystem {
         var target = Data()
         do throws(FSError) {
             while target.count < Int(shown.size) {
-                let data = try await read(handle: opened.handle, offset: Int64(target.count), length: Int(shown.size) - target.count)
+                let data = try await read(
+                    handle: opened.handle, offset: Int64(target.count), length: Int(shown.size) - target.count)
                 if data.isEmpty { break }
                 target.append(data)
             }
@@ -68,7 +72,9 @@ extension FileSystem {
 
     /// `lookup`, with a link found by the name it is shown by (and not by the name Box keeps it as).
     public func lookupShowingLinks(parent: UInt64, name: String) async throws(FSError) -> FileAttributes {
-        guard options.links, !ControlDirectory.contains(parent) else { return try await lookup(parent: parent, name: name) }
+        guard options.links, !ControlDirectory.contains(parent) else {
+            return try await lookup(parent: parent, name: name)
+        }
         do throws(FSError) {
             return try shownUnderItsName(try await lookup(parent: parent, name: name), name)
         } catch {
@@ -85,7 +91,9 @@ extension FileSystem {
 
     /// `lookupInFreshListing`, with a link found by the name it is shown by.
     public func lookupShowingLinksInFreshListing(parent: UInt64, name: String) throws(FSError) -> FileAttributes? {
-        guard options.links, !ControlDirectory.contains(parent) else { return try lookupInFreshListing(parent: parent, name: name) }
+        guard options.links, !ControlDirectory.contains(parent) else {
+            return try lookupInFreshListing(parent: parent, name: name)
+        }
         do throws(FSError) {
             guard let found = try lookupInFreshListing(parent: parent, name: name) else { return nil }
             return try shownUnderItsName(found, name)
@@ -112,7 +120,7 @@ extension FileSystem {
 
     /// `unlink`, of a link by the name it is shown by.
     public func unlinkShowingLinks(parent: UInt64, name: String) async throws(FSError) {
-        guard options.links, !ControlDirectory.contains(parent), let entry = try await storedEntry(name, in: parent) else {
+        guard options.links, !ControlDirectory.contains(parent), let entry = await storedEntry(name, in: parent) else {
             return try await unlink(parent: parent, name: name)
         }
         try await unlink(parent: parent, name: entry.name)
@@ -124,9 +132,10 @@ extension FileSystem {
         parent: UInt64, name: String, newParent: UInt64, newName: String, noReplace: Bool
     ) async throws(FSError) {
         guard options.links, !ControlDirectory.contains(parent), !ControlDirectory.contains(newParent),
-            let source = try await storedEntry(name, in: parent)
+            let source = await storedEntry(name, in: parent)
         else {
-            return try await rename(parent: parent, name: name, newParent: newParent, newName: newName, noReplace: noReplace)
+            return try await rename(
+                parent: parent, name: name, newParent: newParent, newName: newName, noReplace: noReplace)
         }
         var storedNewName = newName
         if source.isLink {
@@ -135,19 +144,24 @@ extension FileSystem {
             }
             storedNewName = stored
         }
-        if let replaced = try await storedEntry(newName, in: newParent), replaced.isLink != source.isLink {
+        if let replaced = await storedEntry(newName, in: newParent), replaced.isLink != source.isLink {
             if noReplace { throw .exists(newName) }
             if source.isFolder { throw .notDirectory(newName) }
             try await unlink(parent: newParent, name: replaced.name)  // EISDIR for a folder, as rename(2) has it
         }
-        try await rename(parent: parent, name: source.name, newParent: newParent, newName: storedNewName, noReplace: noReplace)
+        try await rename(
+            parent: parent, name: source.name, newParent: newParent, newName: storedNewName, noReplace: noReplace)
     }
 
     /// The Box name behind the name `name` is shown by in folder `parent`: `name` itself for an item that is no link,
     /// else `NAME.boxlink` for a link; nil when neither is there.
-    private func storedEntry(_ name: String, in parent: UInt64) async throws(FSError) -> (name: String, isLink: Bool, isFolder: Bool)? {
-        if let item = try? await child(name, in: parent).item, !isLinkFile(item) { return (name, false, item.kind == .folder) }
-        if let stored = LinkFile.storedName(for: name), let item = try? await child(stored, in: parent).item, isLinkFile(item) {
+    private func storedEntry(_ name: String, in parent: UInt64) async -> (name: String, isLink: Bool, isFolder: Bool)? {
+        if let item = try? await child(name, in: parent).item, !isLinkFile(item) {
+            return (name, false, item.kind == .folder)
+        }
+        if let stored = LinkFile.storedName(for: name), let item = try? await child(stored, in: parent).item,
+            isLinkFile(item)
+        {
             return (stored, true, false)
         }
         return nil

@@ -17,7 +17,8 @@ extension FileSystem {
     func keepUploadFolderPath(_ folderID: String) async {
         guard let writeBack, let path = mountPath(ofFolder: folderID) else { return }
         do { try await writeBack.journal.recordFolderPath(path, of: folderID) } catch {
-            logger.debug("could not keep a folder's path for status", metadata: ["folder": "\(folderID)", "error": "\(error)"])
+            logger.debug(
+                "could not keep a folder's path for status", metadata: ["folder": "\(folderID)", "error": "\(error)"])
         }
     }
 

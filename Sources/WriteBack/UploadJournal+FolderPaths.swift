@@ -13,7 +13,8 @@ extension UploadJournal {
         async throws -> UploadEntry
     {
         let now = Date()
-        let insert = Self.insert(stagingPath: stagingPath, target: target, contentModifiedAt: contentModifiedAt, now: now)
+        let insert = Self.insert(
+            stagingPath: stagingPath, target: target, contentModifiedAt: contentModifiedAt, now: now)
         let folderID = target.parentID
         let id = try await commits.write { db in
             let id = try insert(db)
