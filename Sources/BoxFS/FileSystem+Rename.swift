@@ -13,6 +13,7 @@ extension FileSystem {
         try await refuseControlChange(parent: parent, name: name)
         try await refuseControlChange(parent: newParent, name: newName)
         try await renameEntry(parent: parent, name: name, newParent: newParent, newName: newName, noReplace: noReplace)
+        await keepUploadFolderPaths(renamedFrom: parent, name, to: newParent, newName)
         entriesChanged(in: try folderItem(parent).id, try folderItem(newParent).id)
         trashChanged()  // a rename over a file sends the replaced Box file (or the source's) to the trash
     }

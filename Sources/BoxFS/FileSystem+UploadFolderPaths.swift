@@ -5,7 +5,8 @@ import WriteBack
 /// in memory. The tree knows a folder's path only while the kernel holds the folder (it forgets folders, a remount
 /// starts empty); Box's `path_collection` needs Box to answer, which is when uploads wait least. So the journal keeps,
 /// with each entry, the mount path its folder had when the entry was journaled or moved there (`folder_path`), and
-/// status takes the tree's path when the folder is in memory (it follows renames) and the kept one otherwise.
+/// status takes the tree's path when the folder is in memory and the kept one otherwise. A folder renamed through the
+/// mount takes the kept paths at and below it along (`moveFolderPaths`).
 extension FileSystem {
     /// The mount path of folder `folderID` as the tree knows it now ("" for the mount's root); nil when the folder's
     /// node is not in memory.
@@ -19,6 +20,19 @@ extension FileSystem {
         do { try await writeBack.journal.recordFolderPath(path, of: folderID) } catch {
             logger.debug(
                 "could not keep a folder's path for status", metadata: ["folder": "\(folderID)", "error": "\(error)"])
+        }
+    }
+
+    /// `name` in `parent` was renamed to `newName` in `newParent`: if it was a folder, the kept paths of the folders
+    /// at and below it follow it (their nodes need not be in memory).
+    func keepUploadFolderPaths(renamedFrom parent: UInt64, _ name: String, to newParent: UInt64, _ newName: String) async {
+        func path(_ inode: UInt64, _ name: String) -> String? {
+            (try? folderItem(inode)).flatMap { mountPath(ofFolder: $0.id) }.map { $0.isEmpty ? name : $0 + "/" + name }
+        }
+        guard let writeBack, let old = path(parent, name), let new = path(newParent, newName), old != new else { return }
+        do { try await writeBack.journal.moveFolderPaths(from: old, to: new) } catch {
+            logger.debug(
+                "could not move kept folder paths for status", metadata: ["from": "\(old)", "error": "\(error)"])
         }
     }
 

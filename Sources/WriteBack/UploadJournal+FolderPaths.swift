@@ -31,6 +31,26 @@ extension UploadJournal {
         try await commits.write { db in try Self.store(path, of: folderID, in: db) }
     }
 
+    /// A folder at mount path `old` is at `new` now: the kept paths of it and of the folders below it follow. Writes
+    /// (and syncs) only when a kept path is there.
+    public func moveFolderPaths(from old: String, to new: String) async throws {
+        let affected = try read { db in
+            try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM folder_path WHERE path = ?1 OR substr(path, 1, length(?1) + 1) = ?1 || '/')",
+                arguments: [old]) ?? false
+        }
+        guard affected else { return }
+        try await commits.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE folder_path SET path = ?2 || substr(path, length(?1) + 1)
+                    WHERE path = ?1 OR substr(path, 1, length(?1) + 1) = ?1 || '/'
+                    """,
+                arguments: [old, new])
+        }
+    }
+
     /// The kept mount path of every folder a waiting entry aims at, by folder id.
     public func folderPaths() throws -> [String: String] {
         try read { db in

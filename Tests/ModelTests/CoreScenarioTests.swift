@@ -90,4 +90,25 @@ final class CoreScenarioTests: XCTestCase {
         XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0, 0])
         XCTAssertEqual(names.withLock { $0 }, ["t0/docs/deep/new.txt", "t0/docs/moved.txt"])
     }
+
+    /// A folder holding a waiting upload renamed, then the mount killed: status named the file by the folder's old
+    /// path (kept when the file was written), since the new mount does not hold the folder.
+    func testStatusNamesAWaitingUploadByItsFolderPathAfterTheFolderIsRenamed() throws {
+        let names = Mutex<[String]>([])
+        let outcomes = try scenario { run, thread in
+            var outcomes: [Outcome] = []
+            try await run.remount(writeBackDelay: 60)
+            outcomes.append(await thread.run(.mkdir("docs")))
+            outcomes.append(await thread.run(.mkdir("docs/deep")))
+            outcomes.append(await thread.run(.writeFile("docs/deep/new.txt", Fill(length: 100, seed: 1))))
+            outcomes.append(await thread.run(.rename("docs", "papers")))
+            try await run.killAndRemount(faults: FakeBoxFaults(errorRate: 1))
+            let report = await thread.core.statusReport()
+            names.withLock { $0 = report.uploads.map(\.name).sorted() }
+            run.box.setFaults(.off)
+            return outcomes
+        }
+        XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0])
+        XCTAssertEqual(names.withLock { $0 }, ["t0/papers/deep/new.txt"])
+    }
 }
