@@ -29,7 +29,7 @@ struct MountCommand: AsyncParsableCommand {
               cache=on|off  read_ahead_kb=N
               write_back_delay=S  upload_wait=S  stall_timeout=S
               events=on|off  control_dir=NAME
-              debug  log_file=PATH  nonempty
+              debug  log_file=PATH  nonempty  links
 
             Logs: with -f, stderr; in the background, log_file=PATH if
             given, else syslog (`journalctl -t boxfs`), else (no /dev/log,

@@ -139,6 +139,7 @@ struct MountDaemon {
         filesystemOptions.filePermissions = options.filePermissions
         filesystemOptions.directoryPermissions = options.directoryPermissions
         filesystemOptions.controlDirectoryName = options.controlDirectory
+        filesystemOptions.links = options.links
         let store = ReadPathSetup.makeStore(
             options: options, endpoint: endpoints.apiBase, userID: user.id, client: client, logger: logger)
         var writeBack: WriteBackContext?

@@ -57,6 +57,8 @@ public struct MountOptions: Equatable, Sendable {
     public var stallTimeout: Double = 30
     /// Follow Box's event stream so changes made elsewhere show within seconds (`events=on|off`).
     public var followEvents = true
+    /// Keep symbolic links as Box files `NAME.boxlink` holding the target (`links`); without it `symlink` is EPERM.
+    public var links = false
     /// The name of the control directory at the mount root (versions, trash, search): never listed, reached by name.
     public var controlDirectory = ControlDirectory.defaultName
     /// Flags passed through to the kernel mount.
@@ -128,6 +130,7 @@ public struct MountOptions: Equatable, Sendable {
             endpoint = url
         case "token_file": tokenFile = try required()
         case "nonempty": allowNonEmpty = true
+        case "links": links = true
         case "ro": readOnly = true
         case "rw": readOnly = false
         case "allow_other": allowOther = true

@@ -4,6 +4,8 @@ import Foundation
 public enum NodeKind: Sendable, Equatable {
     case file
     case directory
+    /// A Box file `NAME.boxlink` shown as the symbolic link `NAME` (`-o links`; see `FileSystem+Links`).
+    case symlink
 }
 
 /// Attributes of one node, in the filesystem's own terms (no `struct stat` here: that is the adapter's job).

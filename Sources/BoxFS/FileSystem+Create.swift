@@ -20,7 +20,8 @@ extension FileSystem {
         do {
             let entry = try await withRoom(for: 0) {
                 try await writeBack.journal.recordGrouped(
-                    stagingPath: staging.path, target: .newFile(parentID: folder.id, name: name), contentModifiedAt: now)
+                    stagingPath: staging.path, target: .newFile(parentID: folder.id, name: name), contentModifiedAt: now,
+                    folderPath: mountPath(ofFolder: folder.id))
             }
             try await writeBack.uploader.fileOpened(entry.id)
             locals.withLock { files in

@@ -103,7 +103,8 @@ extension FileSystem {
                 if let entryID = file.entryID { return entryID }
                 let entry = try await withRoom(for: 0) {
                     try await writeBack.journal.recordGrouped(
-                        stagingPath: file.staging.path, target: file.target, contentModifiedAt: file.item.contentModifiedAt)
+                        stagingPath: file.staging.path, target: file.target, contentModifiedAt: file.item.contentModifiedAt,
+                        folderPath: mountPath(ofFolder: file.target.parentID))
                 }
                 try await writeBack.uploader.fileOpened(entry.id)
                 let kept = locals.withLock { files in

@@ -13,6 +13,7 @@ extension FileSystem {
         try await refuseControlChange(parent: parent, name: name)
         try await refuseControlChange(parent: newParent, name: newName)
         try await renameEntry(parent: parent, name: name, newParent: newParent, newName: newName, noReplace: noReplace)
+        await keepUploadFolderPaths(renamedFrom: parent, name, to: newParent, newName)
         entriesChanged(in: try folderItem(parent).id, try folderItem(newParent).id)
         trashChanged()  // a rename over a file sends the replaced Box file (or the source's) to the trash
     }
@@ -181,7 +182,10 @@ extension FileSystem {
     private func redirectUpload(_ number: UInt64, entryID: Int64?, rejournal: Bool) async throws(FSError) -> Bool {
         guard let entryID, let writeBack, let file = locals.withLock({ $0.file(number) }) else { return true }
         do {
-            if try await writeBack.uploader.retarget(entryID, to: file.target) { return true }
+            if try await writeBack.uploader.retarget(entryID, to: file.target) {
+                await keepUploadFolderPath(file.target.parentID)
+                return true
+            }
         } catch {
             throw FSError(error, context: "moving the pending upload of \(file.item.name)")
         }

@@ -245,7 +245,7 @@ public final class FileSystem: Sendable {
         }
         return FileAttributes(
             inode: inode,
-            kind: isFolder ? .directory : .file,
+            kind: isFolder ? .directory : isLinkFile(item) ? .symlink : .file,
             size: isFolder ? 4096 : UInt64(max(item.size, 0)),
             modified: modified,
             changed: changed,

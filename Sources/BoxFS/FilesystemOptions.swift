@@ -32,6 +32,9 @@ public struct FilesystemOptions: Sendable {
     public var controlDirectoryName = ControlDirectory.defaultName
     /// Where an item's web page is (`BoxEndpoints.webAppBase`), for the `user.box.url` attribute.
     public var webAppBase = BoxEndpoints.box.webAppBase
+    /// Keep symbolic links as small Box files `NAME.boxlink` holding the target, shown as links (`links`; see
+    /// `FileSystem+Links`). Off: `symlink` answers EPERM, and such files show as the plain files they are.
+    public var links = false
     /// The Box user the mount acts as: its own locks do not bind it (nil: every lock binds).
     public var userID: String?
 

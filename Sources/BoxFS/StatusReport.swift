@@ -6,8 +6,9 @@ import WriteBack
 /// so the command needs no socket and sees exactly the mounts its user can see.
 public struct StatusReport: Codable, Sendable, Equatable {
     public struct Upload: Codable, Sendable, Equatable {
-        /// The file's path below the mount's root (`docs/report.txt`), or its name alone when the
-        /// mount no longer knows its folder.
+        /// The file's path below the mount's root (`docs/report.txt`): from the tree while its folder is in
+        /// memory, else as the journal kept it (`FileSystem+UploadFolderPaths`); its name alone only for an
+        /// entry journaled before the journal kept paths.
         public var name: String
         public var state: String
         public var bytesSent: Int64
@@ -85,13 +86,12 @@ extension FileSystem {
             return report
         }
         let status = await writeBack.uploader.status()
+        let names = uploadStatusNames(status.entries.map { ($0.id, $0.target) })
         let uploads = status.entries.map { entry in
             // Before its first attempt the uploader has not measured the file: the local size is it.
             let size = entry.bytesTotal > 0 ? entry.bytesTotal : locals.withLock { $0.file(entryID: entry.id)?.item.size } ?? 0
-            let folder = tree.withLock { $0.path(ofFolderID: entry.target.parentID) }
-            let path = folder.map { $0.isEmpty ? entry.target.name : $0 + "/" + entry.target.name } ?? entry.target.name
             return StatusReport.Upload(
-                name: path, state: entry.state, bytesSent: entry.bytesSent, bytesTotal: size,
+                name: names[entry.id] ?? entry.target.name, state: entry.state, bytesSent: entry.bytesSent, bytesTotal: size,
                 attempts: entry.attempts, lastError: entry.lastError, nextAttempt: entry.nextAttempt)
         }
         let errors = status.recentErrors.map {

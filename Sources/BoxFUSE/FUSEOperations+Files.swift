@@ -60,14 +60,14 @@ extension FUSEOperations {
         ops.readdirplus = { req, _, size, offset, info in
             let handle = boxfs_fuse_fi_fh(info)
             FUSEDispatcher.from(req).serve(req, "readdirplus", answersInterruptAtOnce: true) { request, fs throws(FSError) in
-                let entries = try fs.readDirectory(handle: handle, offset: Int(offset))
+                let entries = try fs.readDirectoryShowingLinks(handle: handle, offset: Int(offset))
                 try DirectoryBuffer.fill(request, entries: entries, filesystem: fs, handle: handle, size: size, plus: true)
             }
         }
         ops.readdir = { req, _, size, offset, info in
             let handle = boxfs_fuse_fi_fh(info)
             FUSEDispatcher.from(req).serve(req, "readdir", answersInterruptAtOnce: true) { request, fs throws(FSError) in
-                let entries = try fs.readDirectory(handle: handle, offset: Int(offset))
+                let entries = try fs.readDirectoryShowingLinks(handle: handle, offset: Int(offset))
                 try DirectoryBuffer.fill(request, entries: entries, filesystem: fs, handle: handle, size: size, plus: false)
             }
         }

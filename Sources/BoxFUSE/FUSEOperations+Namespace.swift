@@ -19,7 +19,7 @@ extension FUSEOperations {
         ops.unlink = { req, parent, name in
             let name = KernelName(name!)
             FUSEDispatcher.from(req).serve(req, "unlink") { request, fs throws(FSError) in
-                try await fs.unlink(parent: parent, name: name.existing())
+                try await fs.unlinkShowingLinks(parent: parent, name: name.existing())
                 request.error(0)
             }
         }
@@ -38,14 +38,27 @@ extension FUSEOperations {
                 guard flags & FUSEOperations.renameExchange == 0 else {
                     throw FSError(.invalidArgument, "\(name): Box cannot swap two items")
                 }
-                try await fs.rename(
+                try await fs.renameShowingLinks(
                     parent: parent, name: name, newParent: newParent, newName: newName,
                     noReplace: flags & FUSEOperations.renameNoReplace != 0)
                 request.error(0)
             }
         }
-        // Box has no links of either kind.
-        ops.symlink = { req, _, _, _ in fuse_reply_err(req, FSError.Kind.notPermitted.errno) }
+        // Box has no symbolic links: the core keeps one as a small file with `-o links`, and refuses it without.
+        ops.symlink = { req, link, parent, name in
+            let target = String(cString: link!), name = KernelName(name!)
+            FUSEDispatcher.from(req).serve(req, "symlink") { request, fs throws(FSError) in
+                let attributes = try await fs.makeSymbolicLink(parent: parent, name: name, target: target)
+                let entry = fuse_entry_param(attributes, entryTimeout: fs.entryTimeout, attributeTimeout: fs.attributeTimeout)
+                if !request.entry(entry) { fs.forget(entry.ino, count: 1) }
+            }
+        }
+        ops.readlink = { req, inode in
+            FUSEDispatcher.from(req).serve(req, "readlink", answersInterruptAtOnce: true) { request, fs throws(FSError) in
+                request.link(try await fs.readSymbolicLink(inode))
+            }
+        }
+        // Box has no hard links.
         ops.link = { req, _, _, _ in fuse_reply_err(req, FSError.Kind.notPermitted.errno) }
     }
 

@@ -13,13 +13,13 @@ enum FUSEOperations {
             let dispatcher = FUSEDispatcher.from(req)
             // A fresh listing answers on this thread; only a folder that must be listed (again) needs a task.
             let cached = dispatcher.answerNow(req, "lookup") { request, fs throws(FSError) -> Bool in
-                guard let attributes = try fs.lookupInFreshListing(parent: parent, name: name.existing()) else { return false }
+                guard let attributes = try fs.lookupShowingLinksInFreshListing(parent: parent, name: name.existing()) else { return false }
                 request.entry(fuse_entry_param(attributes, entryTimeout: fs.entryTimeout, attributeTimeout: fs.attributeTimeout))
                 return true
             }
             guard !cached else { return }
             dispatcher.serve(req, "lookup", answersInterruptAtOnce: true) { request, fs throws(FSError) in
-                let attributes = try await fs.lookup(parent: parent, name: name.existing())
+                let attributes = try await fs.lookupShowingLinks(parent: parent, name: name.existing())
                 let entry = fuse_entry_param(attributes, entryTimeout: fs.entryTimeout, attributeTimeout: fs.attributeTimeout)
                 // Not delivered (the caller was interrupted): the kernel will never forget this lookup.
                 if !request.entry(entry) { fs.forget(entry.ino, count: 1) }

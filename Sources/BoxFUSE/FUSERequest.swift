@@ -72,6 +72,8 @@ final class FUSERequest: @unchecked Sendable {
         return delivered
     }
 
+    func link(_ target: String) { once { request in _ = target.withCString { fuse_reply_readlink(request, $0) } } }
+
     func written(_ count: Int) { once { _ = fuse_reply_write($0, count) } }
 
     /// The size of an extended attribute (a `getxattr` that asked for the size only).

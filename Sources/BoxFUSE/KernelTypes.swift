@@ -7,7 +7,11 @@ extension stat {
     init(_ attributes: FileAttributes) {
         self.init()
         st_ino = UInt(attributes.inode)
-        st_mode = (attributes.kind == .directory ? S_IFDIR : S_IFREG) | mode_t(attributes.permissions)
+        st_mode = switch attributes.kind {
+        case .directory: S_IFDIR | mode_t(attributes.permissions)
+        case .file: S_IFREG | mode_t(attributes.permissions)
+        case .symlink: S_IFLNK | 0o777  // a link's own mode is never checked
+        }
         st_nlink = UInt(attributes.linkCount)
         st_uid = attributes.uid
         st_gid = attributes.gid

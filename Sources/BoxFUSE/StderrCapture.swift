@@ -12,7 +12,7 @@ struct StderrCapture {
         var template = Array("/tmp/boxfs-mount-XXXXXX".utf8CString)
         file = mkstemp(&template)
         if file >= 0 {
-            unlink(String(cString: template))
+            unlink(template)  // the name mkstemp filled in, NUL-terminated
             _ = fcntl(file, F_SETFD, FD_CLOEXEC)
         }
         saved = file >= 0 ? dup(2) : -1

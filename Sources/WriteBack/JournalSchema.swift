@@ -101,6 +101,17 @@ enum JournalSchema {
                         PRIMARY KEY (upload_id, parent_id, name));
                     """)
         }
+        // The mount path of each folder that holds a waiting upload, as the mount knew it when the upload was
+        // journaled (or moved there): `boxfs status` names the file by it when the folder's node is no longer in
+        // memory (forgotten by the kernel, after a remount, while Box is unreachable).
+        migrator.registerMigration("v7") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE folder_path (
+                        folder_id TEXT PRIMARY KEY,
+                        path TEXT NOT NULL);
+                    """)
+        }
         return migrator
     }
 }

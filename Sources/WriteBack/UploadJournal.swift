@@ -30,6 +30,7 @@ public final class UploadJournal: Sendable {
             try JournalSchema.migrator().migrate(database)
             try pruneOwnVersions()
             try pruneLeftovers()
+            try pruneFolderPaths()
         } catch {
             throw WriteBackError("cannot open the upload journal in \(directory.path): \(error)")
         }
@@ -57,7 +58,7 @@ public final class UploadJournal: Sendable {
             id: id, stagingPath: stagingPath, target: target, contentModifiedAt: contentModifiedAt, createdAt: now)
     }
 
-    private static func insert(stagingPath: String, target: UploadTarget, contentModifiedAt: Date?, now: Date)
+    static func insert(stagingPath: String, target: UploadTarget, contentModifiedAt: Date?, now: Date)
         -> @Sendable (Database) throws -> Int64
     {
         { db in

@@ -42,6 +42,8 @@ final class CoreModelRun: @unchecked Sendable {
     var settleSeconds = 30.0
     /// `write_back_delay` of the mounts: 0 in the random runs; a scenario holds uploads back with more.
     private var writeBackDelay = 0.0
+    /// Faults a scenario's mount sets once it has its root, before its uploader starts (`killAndRemount`).
+    private var faultsOnceMounted: FakeBoxFaults?
 
     init(steps: [Step], threads: Int, faults: FakeBoxFaults, concurrent: Bool, quiet: Bool = false, seed: UInt64) {
         self.steps = steps
@@ -88,6 +90,17 @@ final class CoreModelRun: @unchecked Sendable {
     func remount(writeBackDelay: Double) async throws {
         await unmount(kill: false)
         self.writeBackDelay = writeBackDelay
+        try await mount()
+        for executor in executors { executor.core = core! }
+    }
+
+    /// Kills the core (nothing pending is sent) and mounts again; from the moment the new core has its root on, Box
+    /// answers with `faults` (`errorRate: 1`: Box fails every request, as when it cannot be reached).
+    func killAndRemount(faults: FakeBoxFaults) async throws {
+        for executor in executors { await executor.closeAll() }
+        await unmount(kill: true)
+        faultsOnceMounted = faults
+        defer { faultsOnceMounted = nil }
         try await mount()
         for executor in executors { executor.core = core! }
     }
@@ -288,6 +301,7 @@ final class CoreModelRun: @unchecked Sendable {
         let writeBack = WriteBackContext(journal: journal, uploader: uploader,
                                          stagingDirectory: work.appendingPathComponent("writeback/staging"))
         let root = try await client.folder(id: FakeBoxState.rootID)
+        if let faultsOnceMounted { box.setFaults(faultsOnceMounted) }
         let options = FilesystemOptions(readOnly: false, directoryCacheTTL: .seconds(60))
         let core = FileSystem(client: client, root: root, options: options, store: store, writeBack: writeBack, logger: logger)
         try await core.startWriteBack()

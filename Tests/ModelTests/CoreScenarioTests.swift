@@ -1,5 +1,6 @@
 import FakeBox
 import Foundation
+import Synchronization
 import XCTest
 
 /// Plain tests of the filesystem core in-process: one sequence each, driven through `CoreExecutor` against a fake
@@ -66,5 +67,48 @@ final class CoreScenarioTests: XCTestCase {
         }
         XCTAssertEqual(outcomes.prefix(5).map(\.errno), [0, 0, 0, 0, 0])
         XCTAssertEqual(outcomes[5], Outcome(bytes: Array(Fill(length: 1795, seed: 1).bytes[1000...])))
+    }
+    /// `boxfs status` named a file waiting in a sub-folder by its name alone (`new.txt`, not `t0/docs/deep/new.txt`)
+    /// once the folder's node was not in memory: after a remount the tree holds the root only, and here Box cannot
+    /// be asked (every request fails). So did a file moved into a folder before its upload.
+    func testStatusNamesWaitingUploadsByTheirPathsAfterARemount() throws {
+        let names = Mutex<[String]>([])
+        let outcomes = try scenario { run, thread in
+            var outcomes: [Outcome] = []
+            try await run.remount(writeBackDelay: 60)
+            outcomes.append(await thread.run(.mkdir("docs")))
+            outcomes.append(await thread.run(.mkdir("docs/deep")))
+            outcomes.append(await thread.run(.writeFile("docs/deep/new.txt", Fill(length: 100, seed: 1))))
+            outcomes.append(await thread.run(.writeFile("moved.txt", Fill(length: 200, seed: 2))))
+            outcomes.append(await thread.run(.rename("moved.txt", "docs/moved.txt")))
+            try await run.killAndRemount(faults: FakeBoxFaults(errorRate: 1))
+            let report = await thread.core.statusReport()
+            names.withLock { $0 = report.uploads.map(\.name).sorted() }
+            run.box.setFaults(.off)
+            return outcomes
+        }
+        XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0, 0])
+        XCTAssertEqual(names.withLock { $0 }, ["t0/docs/deep/new.txt", "t0/docs/moved.txt"])
+    }
+
+    /// A folder holding a waiting upload renamed, then the mount killed: status named the file by the folder's old
+    /// path (kept when the file was written), since the new mount does not hold the folder.
+    func testStatusNamesAWaitingUploadByItsFolderPathAfterTheFolderIsRenamed() throws {
+        let names = Mutex<[String]>([])
+        let outcomes = try scenario { run, thread in
+            var outcomes: [Outcome] = []
+            try await run.remount(writeBackDelay: 60)
+            outcomes.append(await thread.run(.mkdir("docs")))
+            outcomes.append(await thread.run(.mkdir("docs/deep")))
+            outcomes.append(await thread.run(.writeFile("docs/deep/new.txt", Fill(length: 100, seed: 1))))
+            outcomes.append(await thread.run(.rename("docs", "papers")))
+            try await run.killAndRemount(faults: FakeBoxFaults(errorRate: 1))
+            let report = await thread.core.statusReport()
+            names.withLock { $0 = report.uploads.map(\.name).sorted() }
+            run.box.setFaults(.off)
+            return outcomes
+        }
+        XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0])
+        XCTAssertEqual(names.withLock { $0 }, ["t0/papers/deep/new.txt"])
     }
 }
