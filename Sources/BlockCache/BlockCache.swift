@@ -1,3 +1,4 @@
+import SystemCalls
 import Foundation
 import Logging
 import Synchronization
@@ -85,7 +86,7 @@ public final class BlockCache: Sendable {
                 index.insert(block.key, size: block.size)
             }
         } catch {
-            Posix.closeFile(lockDescriptor)
+            Syscall.close(lockDescriptor)
             throw error
         }
         let evicted = index.evictToCapacity()
@@ -95,7 +96,7 @@ public final class BlockCache: Sendable {
     }
 
     deinit {
-        Posix.closeFile(lockDescriptor)
+        Syscall.close(lockDescriptor)
     }
 
     /// Bytes of block files (headers included) currently in the cache.
@@ -168,7 +169,7 @@ public final class BlockCache: Sendable {
     func deleteFile(_ key: BlockKey) {
         let path = layout.blockPath(key)
         do {
-            try Posix.unlinkFile(path)
+            try Syscall.unlink(path)
         } catch {
             logger.warning("block cache could not delete a block", metadata: ["error": "\(error)"])
         }
