@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// Points file descriptor 2 at an anonymous temp file for a moment (the kernel mount, whose helper
 /// fusermount3 writes its reasons there), then puts the real stderr back and returns what was said.
@@ -12,7 +13,7 @@ struct StderrCapture {
         var template = Array("/tmp/boxfs-mount-XXXXXX".utf8CString)
         file = mkstemp(&template)
         if file >= 0 {
-            unlink(String(cString: template))
+            try? Syscall.unlink(String(cString: template))
             _ = fcntl(file, F_SETFD, FD_CLOEXEC)
         }
         saved = file >= 0 ? dup(2) : -1
@@ -22,17 +23,10 @@ struct StderrCapture {
     func finish(replay: Bool) -> String {
         guard saved >= 0 else { return "" }
         dup2(saved, 2)
-        close(saved)
-        defer { close(file) }
-        var text = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var offset: off_t = 0
-        while true {
-            let count = pread(file, &buffer, buffer.count, offset)
-            guard count > 0 else { break }
-            text.append(contentsOf: buffer[0..<count])
-            offset += off_t(count)
-        }
+        Syscall.close(saved)
+        defer { Syscall.close(file) }
+        let size = (try? Syscall.size(file, path: "the captured stderr")) ?? 0
+        let text = (try? Syscall.read(file, count: Int(size), at: 0, path: "the captured stderr")) ?? Data()
         if replay, !text.isEmpty { FileHandle.standardError.write(text) }
         return String(decoding: text, as: UTF8.self)
     }
