@@ -151,17 +151,15 @@ public final class BlockCache: Sendable {
 
     /// Bytes an unprivileged process may still write on the cache's filesystem, or nil if unknown.
     public static func availableBytes(at path: String) -> Int64? {
-        var info = statvfs()
-        guard statvfs(path, &info) == 0 else { return nil }
+        guard let info = try? Syscall.fileSystemStatus(path) else { return nil }
         return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 
     /// The default `minimumFree` for a cache in `directory`: 512 MiB, or a tenth of the filesystem
     /// if that is smaller (so a small disk still caches something).
     public static func defaultMinimumFree(directory: URL) -> Int64 {
-        var info = statvfs()
         let limit: Int64 = 512 << 20
-        guard statvfs(directory.path, &info) == 0 else { return limit }
+        guard let info = try? Syscall.fileSystemStatus(directory.path) else { return limit }
         return min(limit, Int64(info.f_blocks) * Int64(info.f_frsize) / 10)
     }
 

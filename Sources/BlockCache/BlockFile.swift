@@ -64,8 +64,9 @@ enum BlockFile {
 
     /// Turns `O_DIRECT` on or off for `fd`; false when that failed (turning it on then stays off for good).
     private static func setDirect(_ fd: Int32, _ on: Bool) -> Bool {
-        let flags = fcntl(fd, F_GETFL)
-        guard flags >= 0, fcntl(fd, F_SETFL, on ? flags | directFlag : flags & ~directFlag) == 0 else {
+        guard let flags = try? Syscall.statusFlags(fd, path: "a block file"),
+              (try? Syscall.setStatusFlags(fd, on ? flags | directFlag : flags & ~directFlag, path: "a block file")) != nil
+        else {
             if on { directIOWorks.store(false, ordering: .relaxed) }
             return false
         }
@@ -96,7 +97,7 @@ enum BlockFile {
         if let reason = expected.mismatch(stored: stored, data: data) {
             throw BlockCacheError.invalidBlock(path: path, reason: reason)
         }
-        _ = futimens(fd, nil)
+        try? Syscall.touch(fd, path: path)
         return data
     }
 }

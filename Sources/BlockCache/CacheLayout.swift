@@ -57,7 +57,7 @@ struct CacheLayout: Sendable {
             throw BlockCacheError.directoryInUse(path: root)
         }
         // Its time is the cache's last opening: another mount sharing the `cache_dir` sees it in use lately.
-        _ = futimens(fd, nil)
+        try? Syscall.touch(fd, path: lockPath)
         return fd
     }
 

@@ -9,9 +9,10 @@ enum BackgroundLauncher {
 
     /// Returns once the daemon says the mount is ready; throws with the daemon's own message otherwise.
     static func launch(arguments: [String], environment extra: [String: String] = [:], logFile: String?) throws {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw LaunchError(description: "cannot create a pipe: \(String(cString: strerror(errno)))") }
-        let (readEnd, writeEnd) = (fds[0], fds[1])
+        let (readEnd, writeEnd): (Int32, Int32)
+        do throws(SystemCallError) { (readEnd, writeEnd) = try Syscall.pipe() } catch {
+            throw LaunchError(description: "cannot create a pipe: \(error.reason)")
+        }
         let childFD: Int32 = 3
 
         var actions = posix_spawn_file_actions_t()

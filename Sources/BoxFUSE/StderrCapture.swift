@@ -10,19 +10,20 @@ struct StderrCapture {
     private let file: Int32
 
     init() {
-        var template = Array("/tmp/boxfs-mount-XXXXXX".utf8CString)
-        file = mkstemp(&template)
-        if file >= 0 {
-            try? Syscall.unlink(String(cString: template))
-            _ = fcntl(file, F_SETFD, FD_CLOEXEC)
+        if let temporary = try? Syscall.makeTemporaryFile("/tmp/boxfs-mount-XXXXXX") {
+            file = temporary.descriptor
+            try? Syscall.unlink(temporary.path)
+            try? Syscall.setCloseOnExec(file, path: temporary.path)
+        } else {
+            file = -1
         }
-        saved = file >= 0 ? dup(2) : -1
-        if saved >= 0 { dup2(file, 2) }
+        saved = file >= 0 ? (try? Syscall.duplicate(2, path: "stderr")) ?? -1 : -1
+        if saved >= 0 { try? Syscall.duplicate(file, onto: 2, path: "stderr") }
     }
 
     func finish(replay: Bool) -> String {
         guard saved >= 0 else { return "" }
-        dup2(saved, 2)
+        try? Syscall.duplicate(saved, onto: 2, path: "stderr")
         Syscall.close(saved)
         defer { Syscall.close(file) }
         let size = (try? Syscall.size(file, path: "the captured stderr")) ?? 0

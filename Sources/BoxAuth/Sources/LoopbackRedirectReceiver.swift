@@ -60,8 +60,8 @@ public final class LoopbackRedirectReceiver: Sendable {
         while true {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { throw AuthError(.authorization, "no sign-in redirect arrived within \(Int(timeout)) s") }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(min(remaining, 1) * 1000)) > 0 else { continue }
+            let wait = Int32(min(remaining, 1) * 1000)
+            guard (try? Syscall.waitReadable(fd, milliseconds: wait, path: "the sign-in redirect's socket")) == true else { continue }
             let client = accept(fd, nil, nil)
             guard client >= 0 else { continue }
             defer { Syscall.close(client) }
