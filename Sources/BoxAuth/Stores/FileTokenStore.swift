@@ -31,7 +31,13 @@ public struct FileTokenStore: TokenStore {
 
     public func write(_ token: TokenInfo) async throws {
         try makeDirectory()
-        let data = try JSONEncoder().encode(token)
+        let data = try JSONEncoder().encode(token), path = self.path
+        // The fsync waits on the disk: off the cooperative pool.
+        try await Syscall.offThePool { () throws(AuthError) in try Self.replace(path, with: data) }
+    }
+
+    /// Writes `data` to a temporary file beside `path`, syncs it, and renames it over `path`.
+    private static func replace(_ path: String, with data: Data) throws(AuthError) {
         let temp = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd: Int32
         do throws(SystemCallError) { fd = try Syscall.open(temp, O_WRONLY | O_CREAT | O_EXCL) } catch {
