@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // boxfs: a FUSE filesystem for Box cloud storage, and boxsim, a Box-compatible server.
 // Data flows one way: BoxFUSE → BoxFS → (Transfers) → BoxAPI → BoxAuth/CurlHTTP → CCurl.
+// SystemCalls sits below them all: every target that does POSIX file I/O does it through it.
 // BoxSim shares no code with the client side.
 import PackageDescription
 
@@ -25,18 +26,20 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
 
+        // The one wrapper over POSIX file calls: EINTR retried, short reads and writes finished, errno kept.
+        .target(name: "SystemCalls", dependencies: [], swiftSettings: strict),
         // HTTP over curl's multi interface: one driver thread, async callers.
-        .target(name: "CurlHTTP", dependencies: ["CCurl"], swiftSettings: strict),
+        .target(name: "CurlHTTP", dependencies: ["CCurl", "SystemCalls"], swiftSettings: strict),
         // Tokens: sources, stores, the single-flight authenticator.
         .target(name: "BoxAuth", dependencies: [
-            "CurlHTTP",
+            "CurlHTTP", "SystemCalls",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         // Box REST: endpoints, errors, paging, retries, headers.
         .target(name: "BoxAPI", dependencies: [
-            "BoxAuth", "CurlHTTP",
+            "BoxAuth", "CurlHTTP", "SystemCalls",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -49,6 +52,7 @@ let package = Package(
         ], swiftSettings: strict),
         // On-disk sparse block store keyed by (file id, version); read-ahead planning. No network.
         .target(name: "BlockCache", dependencies: [
+            "SystemCalls",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -60,17 +64,17 @@ let package = Package(
         ], swiftSettings: strict),
         // The filesystem core: inodes, item tree, handles, names; no FUSE types.
         .target(name: "BoxFS", dependencies: [
-            "BoxAPI", "Transfers", "WriteBack",
+            "BoxAPI", "Transfers", "WriteBack", "SystemCalls",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         // The libfuse3 low-level adapter: async replies, session, mount.
         .target(name: "BoxFUSE", dependencies: [
-            "BoxFS", "CFuse",
+            "BoxFS", "CFuse", "SystemCalls",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         // Command line: mount.boxfs and boxfs subcommands.
         .target(name: "BoxCLI", dependencies: [
-            "BoxFUSE", "BoxFS", "BoxAPI", "BoxAuth", "CurlHTTP", "Transfers", "BlockCache",
+            "BoxFUSE", "BoxFS", "BoxAPI", "BoxAuth", "CurlHTTP", "Transfers", "BlockCache", "SystemCalls",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -115,6 +119,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .testTarget(name: "BlockCacheTests", dependencies: ["BlockCache"], swiftSettings: strict),
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"], swiftSettings: strict),
         .testTarget(name: "TransfersTests", dependencies: ["Transfers", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         // Seeded fuzzing of every parser that takes outside input (docs/TESTING.md, "Fuzzing").
         .testTarget(name: "FuzzTests", dependencies: [

@@ -1,3 +1,4 @@
+import SystemCalls
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -30,12 +31,12 @@ extension BlockCache {
             guard index.hasBlocks(file: key.file, version: key.version), !index.verified.contains(key.versionName)
             else { return }
             let path = layout.verifiedPath(key.versionName)
-            let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                logger.warning("block cache could not record a verified version", metadata: ["errno": "\(errno)"])
+            let fd: Int32
+            do throws(SystemCallError) { fd = try Syscall.open(path, O_WRONLY | O_CREAT) } catch {
+                logger.warning("block cache could not record a verified version", metadata: ["errno": "\(error.errno)"])
                 return
             }
-            Posix.closeFile(fd)
+            Syscall.close(fd)
             index.verified.insert(key.versionName)
         }
     }
@@ -49,13 +50,13 @@ extension BlockCache {
 
     /// Forgets the marker of `key`'s version, if any. Call under the lock.
     func unmarkVerified(_ key: BlockKey, in index: inout CacheIndex) {
-        if index.verified.remove(key.versionName) != nil { try? Posix.unlinkFile(layout.verifiedPath(key.versionName)) }
+        if index.verified.remove(key.versionName) != nil { try? Syscall.unlink(layout.verifiedPath(key.versionName)) }
     }
 
     /// Forgets the markers of every version of the escaped file id (a scan of all markers: for removals only).
     /// Call under the lock.
     func unmarkVerified(file: String, in index: inout CacheIndex) {
-        for name in index.unmarkVerified(file: file) { try? Posix.unlinkFile(layout.verifiedPath(name)) }
+        for name in index.unmarkVerified(file: file) { try? Syscall.unlink(layout.verifiedPath(name)) }
     }
 
     /// Loads the markers found at start-up; a marker of a version without blocks is deleted.
@@ -66,7 +67,7 @@ extension BlockCache {
             if parts.count == 2, index.hasBlocks(file: String(parts[0]), version: String(parts[1])) {
                 index.verified.insert(name)
             } else {
-                try? Posix.unlinkFile(layout.verifiedPath(name))
+                try? Syscall.unlink(layout.verifiedPath(name))
             }
         }
     }

@@ -1,3 +1,4 @@
+import SystemCalls
 import Foundation
 
 extension BlockCache {
@@ -50,23 +51,23 @@ extension BlockCache {
             try BlockFile.write(path: path, trailer: trailer, data: data)
         } catch {
             // EEXIST: another writer is storing the same new block right now; its copy wins.
-            if case BlockCacheError.io(_, _, let code) = error, code == EEXIST {
+            if let failure = error as? SystemCallError, failure.errno == EEXIST {
                 state.withLock { $0.release(size) }
                 return
             }
             logger.warning("block cache write failed, block dropped", metadata: ["error": "\(error)"])
-            try? Posix.unlinkFile(path)
+            try? Syscall.unlink(path)
             state.withLock { $0.release(size) }
             return
         }
         state.withLock { index in
             index.release(size)
             do {
-                if !isNew { try Posix.renameFile(path, layout.blockPath(key)) }
+                if !isNew { try Syscall.rename(path, to: layout.blockPath(key)) }
                 index.insert(key, size: size)
             } catch {
                 logger.warning("block cache rename failed, block dropped", metadata: ["error": "\(error)"])
-                try? Posix.unlinkFile(path)
+                try? Syscall.unlink(path)
                 if index.remove(key) != nil { deleteFile(key) }
             }
         }

@@ -1,3 +1,4 @@
+import SystemCalls
 import Foundation
 import Logging
 import Synchronization
@@ -85,7 +86,7 @@ public final class BlockCache: Sendable {
                 index.insert(block.key, size: block.size)
             }
         } catch {
-            Posix.closeFile(lockDescriptor)
+            Syscall.close(lockDescriptor)
             throw error
         }
         let evicted = index.evictToCapacity()
@@ -95,7 +96,7 @@ public final class BlockCache: Sendable {
     }
 
     deinit {
-        Posix.closeFile(lockDescriptor)
+        Syscall.close(lockDescriptor)
     }
 
     /// Bytes of block files (headers included) currently in the cache.
@@ -150,17 +151,15 @@ public final class BlockCache: Sendable {
 
     /// Bytes an unprivileged process may still write on the cache's filesystem, or nil if unknown.
     public static func availableBytes(at path: String) -> Int64? {
-        var info = statvfs()
-        guard statvfs(path, &info) == 0 else { return nil }
+        guard let info = try? Syscall.fileSystemStatus(path) else { return nil }
         return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 
     /// The default `minimumFree` for a cache in `directory`: 512 MiB, or a tenth of the filesystem
     /// if that is smaller (so a small disk still caches something).
     public static func defaultMinimumFree(directory: URL) -> Int64 {
-        var info = statvfs()
         let limit: Int64 = 512 << 20
-        guard statvfs(directory.path, &info) == 0 else { return limit }
+        guard let info = try? Syscall.fileSystemStatus(directory.path) else { return limit }
         return min(limit, Int64(info.f_blocks) * Int64(info.f_frsize) / 10)
     }
 
@@ -168,7 +167,7 @@ public final class BlockCache: Sendable {
     func deleteFile(_ key: BlockKey) {
         let path = layout.blockPath(key)
         do {
-            try Posix.unlinkFile(path)
+            try Syscall.unlink(path)
         } catch {
             logger.warning("block cache could not delete a block", metadata: ["error": "\(error)"])
         }

@@ -1,3 +1,4 @@
+import SystemCalls
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -34,24 +35,24 @@ enum BlockFile {
     /// kernel already caches for the mounted file. The rest (a short last page, the trailer) is a
     /// buffered write.
     static func write(path: String, trailer: [UInt8], data: Data) throws {
-        let fd = try Posix.openFile(path, O_WRONLY | O_CREAT | O_EXCL)
-        defer { Posix.closeFile(fd) }
+        let fd = try Syscall.open(path, O_WRONLY | O_CREAT | O_EXCL)
+        defer { Syscall.close(fd) }
         try data.withUnsafeBytes { bytes in
             var written = 0
             let direct = directLength(bytes)
             if direct > 0, setDirect(fd, true) {
                 do {
-                    try Posix.pwriteFully(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<direct]), at: 0, path: path)
+                    try Syscall.writeAll(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<direct]), at: 0, path: path)
                     written = direct
-                } catch BlockCacheError.io(_, _, EINVAL) {
+                } catch let failure as SystemCallError where failure.errno == EINVAL {
                     directIOWorks.store(false, ordering: .relaxed)
                 }
                 _ = setDirect(fd, false)
             }
             let rest = UnsafeRawBufferPointer(rebasing: bytes[written...])
-            try Posix.pwriteFully(fd, rest, at: Int64(written), path: path)
+            try Syscall.writeAll(fd, rest, at: Int64(written), path: path)
         }
-        try trailer.withUnsafeBytes { try Posix.pwriteFully(fd, $0, at: Int64(data.count), path: path) }
+        try trailer.withUnsafeBytes { try Syscall.writeAll(fd, $0, at: Int64(data.count), path: path) }
     }
 
     /// How many leading bytes of `bytes` may be written with `O_DIRECT` (0: none).
@@ -63,8 +64,9 @@ enum BlockFile {
 
     /// Turns `O_DIRECT` on or off for `fd`; false when that failed (turning it on then stays off for good).
     private static func setDirect(_ fd: Int32, _ on: Bool) -> Bool {
-        let flags = fcntl(fd, F_GETFL)
-        guard flags >= 0, fcntl(fd, F_SETFL, on ? flags | directFlag : flags & ~directFlag) == 0 else {
+        guard let flags = try? Syscall.statusFlags(fd, path: "a block file"),
+              (try? Syscall.setStatusFlags(fd, on ? flags | directFlag : flags & ~directFlag, path: "a block file")) != nil
+        else {
             if on { directIOWorks.store(false, ordering: .relaxed) }
             return false
         }
@@ -75,18 +77,18 @@ enum BlockFile {
     /// checksum against the key. Marks the file used (mtime) so LRU order survives a restart.
     static func read(path: String, fileID: String, version: String, block: Int,
                      expectedSize: Int64) throws -> Data {
-        let fd = try Posix.openFile(path, O_RDONLY)
-        defer { Posix.closeFile(fd) }
-        let size = try Posix.fileSize(fd, path: path)
+        let fd = try Syscall.open(path, O_RDONLY)
+        defer { Syscall.close(fd) }
+        let size = try Syscall.size(fd, path: path)
         guard size == expectedSize else { throw BlockCacheError.invalidBlock(path: path, reason: "file size") }
         let trailerLength = BlockTrailer.fixedLength + fileID.utf8.count + version.utf8.count
         let dataLength = Int(size) - trailerLength
         guard dataLength > 0 else { throw BlockCacheError.invalidBlock(path: path, reason: "too short") }
         var data = Data(count: dataLength)
-        let dataRead = try data.withUnsafeMutableBytes { try Posix.preadFully(fd, $0, at: 0, path: path) }
+        let dataRead = try data.withUnsafeMutableBytes { try Syscall.readFully(fd, into: $0, at: 0, path: path) }
         var stored = [UInt8](repeating: 0, count: trailerLength)
         let trailerRead = try stored.withUnsafeMutableBytes {
-            try Posix.preadFully(fd, $0, at: Int64(dataLength), path: path)
+            try Syscall.readFully(fd, into: $0, at: Int64(dataLength), path: path)
         }
         guard trailerRead == trailerLength, dataRead == dataLength else {
             throw BlockCacheError.invalidBlock(path: path, reason: "short read")
@@ -95,7 +97,7 @@ enum BlockFile {
         if let reason = expected.mismatch(stored: stored, data: data) {
             throw BlockCacheError.invalidBlock(path: path, reason: reason)
         }
-        _ = futimens(fd, nil)
+        try? Syscall.touch(fd, path: path)
         return data
     }
 }

@@ -1,3 +1,4 @@
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,20 +27,12 @@ extension CacheLayout {
     }
 
     private func scanFolder(_ folderName: String, into found: inout [ScannedBlock]) {
-        guard let directory = opendir(blocksDirectory + "/" + folderName) else { return }
-        defer { closedir(directory) }
-        let fd = dirfd(directory)
-        while let entry = readdir(directory) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-            }
-            if name == "." || name == ".." { continue }
-            var info = stat()
-            guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+        try? Syscall.forEachEntry(in: blocksDirectory + "/" + folderName) { directory, name in
+            guard let info = try? directory.status(of: name) else { return }
             guard (info.st_mode & S_IFMT) == S_IFREG, let key = BlockKey(fileName: name), key.fanOut == folderName,
                   Int64(info.st_size) > Int64(BlockTrailer.fixedLength) else {
-                _ = unlinkat(fd, name, (info.st_mode & S_IFMT) == S_IFDIR ? AT_REMOVEDIR : 0)
-                continue
+                try? directory.remove(name, directory: (info.st_mode & S_IFMT) == S_IFDIR)
+                return
             }
             let lastUsed = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
             found.append(ScannedBlock(key: key, size: Int64(info.st_size), lastUsed: lastUsed))

@@ -1,3 +1,4 @@
+import SystemCalls
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -50,13 +51,13 @@ struct CacheLayout: Sendable {
     func lock() throws -> Int32 {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        let fd = try Posix.openFile(lockPath, O_RDWR | O_CREAT)
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            Posix.closeFile(fd)
+        let fd = try Syscall.open(lockPath, O_RDWR | O_CREAT)
+        if try !Syscall.lockExclusively(fd, path: lockPath) {
+            Syscall.close(fd)
             throw BlockCacheError.directoryInUse(path: root)
         }
         // Its time is the cache's last opening: another mount sharing the `cache_dir` sees it in use lately.
-        _ = futimens(fd, nil)
+        try? Syscall.touch(fd, path: lockPath)
         return fd
     }
 
@@ -72,18 +73,18 @@ struct CacheLayout: Sendable {
         if currentMarker != marker, fileManager.fileExists(atPath: layoutDirectory) {
             try fileManager.removeItem(atPath: layoutDirectory)
         }
-        try Posix.makeDirectory(layoutDirectory)
-        try Posix.makeDirectory(blocksDirectory)
-        try Posix.makeDirectory(verifiedDirectory)
+        try Syscall.makeDirectory(layoutDirectory)
+        try Syscall.makeDirectory(blocksDirectory)
+        try Syscall.makeDirectory(verifiedDirectory)
         if fileManager.fileExists(atPath: tempDirectory) { try fileManager.removeItem(atPath: tempDirectory) }
-        try Posix.makeDirectory(tempDirectory)
+        try Syscall.makeDirectory(tempDirectory)
         for byte in 0..<256 {
-            try Posix.makeDirectory(blocksDirectory + "/" + String(format: "%02x", byte))
+            try Syscall.makeDirectory(blocksDirectory + "/" + String(format: "%02x", byte))
         }
         if currentMarker != marker {
             let temp = tempPath(0)
             try Data(marker.utf8).write(to: URL(fileURLWithPath: temp))
-            try Posix.renameFile(temp, markerPath)
+            try Syscall.rename(temp, to: markerPath)
         }
     }
 }

@@ -1,3 +1,4 @@
+import SystemCalls
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -42,16 +43,16 @@ public enum SharedCacheDirectory {
         let ownPath = own.standardizedFileURL.path
         var sharing = Sharing(capacity: limit, inUse: 0, idle: 0, trimmed: 0)
         var idle: [(layout: CacheLayout, lock: Int32, blocks: [CacheLayout.ScannedBlock])] = []
-        defer { idle.forEach { Posix.closeFile($0.lock) } }
+        defer { idle.forEach { Syscall.close($0.lock) } }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: base.standardizedFileURL.path)) ?? []
         for name in names.sorted() {
             let layout = CacheLayout(directory: base.appendingPathComponent(name), blockSize: blockSize)
             guard layout.root != ownPath, FileManager.default.fileExists(atPath: layout.lockPath) else { continue }
-            guard let lock = try? Posix.openFile(layout.lockPath, O_RDWR) else { continue }
+            guard let lock = try? Syscall.open(layout.lockPath, O_RDWR) else { continue }
             let blocks = layout.scan()
             let bytes = blocks.reduce(Int64(0)) { $0 + $1.size }
-            guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
-                Posix.closeFile(lock)
+            guard (try? Syscall.lockExclusively(lock, path: layout.lockPath)) == true else {
+                Syscall.close(lock)
                 sharing.inUse += bytes
                 continue
             }
@@ -59,7 +60,7 @@ public enum SharedCacheDirectory {
             if Double(lastUse) / 1e9 < now.timeIntervalSince1970 - staleAfter {
                 try? FileManager.default.removeItem(atPath: layout.layoutDirectory)
                 sharing.trimmed += bytes
-                Posix.closeFile(lock)
+                Syscall.close(lock)
                 continue
             }
             idle.append((layout, lock, blocks))
@@ -71,7 +72,7 @@ public enum SharedCacheDirectory {
             let oldestFirst = idle.flatMap { sibling in sibling.blocks.map { (sibling.layout, $0) } }
                 .sorted { $0.1.lastUsed < $1.1.lastUsed }
             for (layout, block) in oldestFirst where sharing.idle > idleLimit {
-                guard unlink(layout.blockPath(block.key)) == 0 || errno == ENOENT else { continue }
+                guard (try? Syscall.unlink(layout.blockPath(block.key))) != nil else { continue }
                 sharing.idle -= block.size
                 sharing.trimmed += block.size
             }
@@ -84,8 +85,7 @@ public enum SharedCacheDirectory {
 extension CacheLayout {
     /// When the lock file was last touched (a cache opening it touches it), in nanoseconds; 0 if unknown.
     var lockFileModified: Int64 {
-        var info = stat()
-        guard stat(lockPath, &info) == 0 else { return 0 }
+        guard let info = try? Syscall.status(lockPath) else { return 0 }
         return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
@@ -17,26 +18,29 @@ public enum FileDigest {
     /// Throws `BoxAPIError` of kind `.transport` (not transient) when the file cannot be read or is
     /// shorter than asked.
     public static func sha1(path: String, offset: Int64 = 0, length: Int64? = nil) throws -> Digest {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw failure("cannot open the local file", errno) }
-        defer { close(fd) }
+        let fd: Int32
+        do throws(SystemCallError) { fd = try Syscall.open(path, O_RDONLY) } catch {
+            throw failure("cannot open the local file", error.errno)
+        }
+        defer { Syscall.close(fd) }
         var remaining: Int64
         if let length {
             remaining = length
         } else {
-            var info = stat()
-            guard fstat(fd, &info) == 0 else { throw failure("cannot stat the local file", errno) }
-            remaining = Int64(info.st_size) - offset
+            do throws(SystemCallError) { remaining = try Syscall.size(fd, path: path) - offset } catch {
+                throw failure("cannot stat the local file", error.errno)
+            }
         }
         var hasher = Insecure.SHA1()
         var buffer = [UInt8](repeating: 0, count: readSize)
         var position = offset
         while remaining > 0 {
             let want = Int(min(Int64(readSize), remaining))
-            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(position)) }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw failure("cannot read the local file", errno)
+            let got: Int
+            do throws(SystemCallError) {
+                got = try Syscall.readFully(fd, into: &buffer, count: want, at: position, path: path)
+            } catch {
+                throw failure("cannot read the local file", error.errno)
             }
             guard got > 0 else { throw failure("the local file is shorter than expected", 0) }
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<got])) }

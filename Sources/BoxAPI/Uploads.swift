@@ -1,5 +1,6 @@
 import CurlHTTP
 import Foundation
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
@@ -84,11 +85,10 @@ extension BoxClient {
     }
 
     static func localFileSize(_ path: String) throws -> Int64 {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw BoxAPIError(kind: .transport("cannot stat the local file: " + String(cString: strerror(errno)),
-                                               isTransient: false))
+        do throws(SystemCallError) {
+            return Int64(try Syscall.status(path).st_size)
+        } catch {
+            throw BoxAPIError(kind: .transport("cannot stat the local file: " + error.reason, isTransient: false))
         }
-        return Int64(info.st_size)
     }
 }

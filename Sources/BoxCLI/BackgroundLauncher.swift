@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// Starts the mount daemon as a new process (this binary with `-f`) and waits for its readiness line.
 enum BackgroundLauncher {
@@ -8,9 +9,10 @@ enum BackgroundLauncher {
 
     /// Returns once the daemon says the mount is ready; throws with the daemon's own message otherwise.
     static func launch(arguments: [String], environment extra: [String: String] = [:], logFile: String?) throws {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw LaunchError(description: "cannot create a pipe: \(String(cString: strerror(errno)))") }
-        let (readEnd, writeEnd) = (fds[0], fds[1])
+        let (readEnd, writeEnd): (Int32, Int32)
+        do throws(SystemCallError) { (readEnd, writeEnd) = try Syscall.pipe() } catch {
+            throw LaunchError(description: "cannot create a pipe: \(error.reason)")
+        }
         let childFD: Int32 = 3
 
         var actions = posix_spawn_file_actions_t()
@@ -47,8 +49,8 @@ enum BackgroundLauncher {
 
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        close(writeEnd)
-        defer { close(readEnd) }
+        Syscall.close(writeEnd)
+        defer { Syscall.close(readEnd) }
         guard spawned == 0 else {
             throw LaunchError(description: "cannot start the mount daemon: \(String(cString: strerror(spawned)))")
         }
@@ -66,17 +68,11 @@ enum BackgroundLauncher {
 
     private static func readLine(from fd: Int32) -> String? {
         var bytes: [UInt8] = []
-        var byte: UInt8 = 0
+        var byte: [UInt8] = [0]
         while true {
-            let count = read(fd, &byte, 1)
-            if count == 1 {
-                if byte == UInt8(ascii: "\n") { break }
-                bytes.append(byte)
-            } else if count < 0, errno == EINTR {
-                continue
-            } else {
-                break
-            }
+            let count = (try? Syscall.readSome(fd, into: &byte, path: "the readiness pipe")) ?? 0
+            guard count == 1, byte[0] != UInt8(ascii: "\n") else { break }
+            bytes.append(byte[0])
         }
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }

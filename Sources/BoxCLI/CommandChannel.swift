@@ -1,6 +1,7 @@
 import ArgumentParser
 import BoxFS
 import Foundation
+import SystemCalls
 
 /// The client side of a mount's command channel (`CommandFile`): finds the mount and folder a PATH is in,
 /// sends one request through `<folder>/.boxfs\command` and reads the answer. Credentials are never read
@@ -41,8 +42,7 @@ enum CommandChannel {
     static func folder(_ path: String) throws(Failure) -> Target {
         let absolute = try resolved(path)
         _ = try boxfsMountpoint(of: absolute, shownAs: path)
-        var status = stat()
-        guard stat(absolute, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+        guard let status = try? Syscall.status(absolute), status.st_mode & S_IFMT == S_IFDIR else {
             throw Failure(description: "\(path): not a folder")
         }
         return Target(folder: absolute, name: nil)
@@ -57,19 +57,22 @@ enum CommandChannel {
             throw Failure(description: "the request could not be encoded: \(error)")
         }
         let control = target.folder + "/" + CommandFile.name
-        var descriptor = open(control, O_RDWR | O_CLOEXEC)
+        var opened = Result { () throws(SystemCallError) in try Syscall.open(control, O_RDWR) }
         var carried = false
-        if descriptor < 0, errno == EROFS, !request.op.changesBox {
+        if case .failure(let failure) = opened, failure.errno == EROFS, !request.op.changesBox {
             // A read-only mount: the request travels in the name of a file opened read-only (`CommandQueries`).
             let name = CommandFile.queryName(for: body)
             guard name.utf8.count <= Int(NAME_MAX) else {
                 throw Failure(description: "\(target.path): the request is too long for a read-only mount (a shorter name or query)")
             }
-            descriptor = open(target.folder + "/" + name, O_RDONLY | O_CLOEXEC)
+            opened = Result { () throws(SystemCallError) in try Syscall.open(target.folder + "/" + name, O_RDONLY) }
             carried = true
         }
-        guard descriptor >= 0 else {
-            let code = errno
+        let descriptor: Int32
+        switch opened {
+        case .success(let opened): descriptor = opened
+        case .failure(let failure):
+            let code = failure.errno
             switch code {
             case ENOENT:
                 throw Failure(description: "\(target.folder): this mount's boxfs is too old for `boxfs \(command)` (unmount and mount it again)")
@@ -82,18 +85,26 @@ enum CommandChannel {
                 throw Failure(description: "\(target.folder): \(String(cString: strerror(code)))")
             }
         }
-        defer { close(descriptor) }
-        let written = carried ? body.count : body.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        guard written == body.count else {
-            throw Failure(description: "\(target.folder): sending the request: \(String(cString: strerror(errno)))")
+        defer { Syscall.close(descriptor) }
+        if !carried {
+            do throws(SystemCallError) { try Syscall.writeAll(descriptor, body, path: control) } catch {
+                throw Failure(description: "\(target.folder): sending the request: \(error.reason)")
+            }
         }
         var answer = Data()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(answer.count)) }
-            if count < 0 {
-                if errno == EINTR { throw Failure(description: "interrupted; Box may or may not have made the change") }
-                throw Failure(description: "\(target.folder): reading the answer: \(String(cString: strerror(errno)))")
+            // Read once: the mount answers EINTR when the command was interrupted, and a retry could run it again.
+            let read = buffer.withUnsafeMutableBytes { bytes in
+                Result { () throws(SystemCallError) in try Syscall.readOnce(descriptor, into: bytes, at: Int64(answer.count), path: control) }
+            }
+            let count: Int
+            switch read {
+            case .success(let read): count = read
+            case .failure(let failure) where failure.errno == EINTR:
+                throw Failure(description: "interrupted; Box may or may not have made the change")
+            case .failure(let failure):
+                throw Failure(description: "\(target.folder): reading the answer: \(failure.reason)")
             }
             if count == 0 { break }
             answer.append(contentsOf: buffer[0..<count])

@@ -2,6 +2,7 @@ import ArgumentParser
 import BoxFS
 import CFuse  // getxattr(2), from <sys/xattr.h>
 import Foundation
+import SystemCalls
 
 /// `boxfs info PATH [--json]`: what Box knows of an item in a mount, read from its `user.box.*` extended
 /// attributes and `stat`. The mount answers both from what it has cached, so this sends nothing to Box and
@@ -86,8 +87,10 @@ struct ItemInfo {
         guard type == "fuse.boxfs" else {
             throw InfoError(description: "\(path) is not in a boxfs mount (\(type.map { "it is on \($0)" } ?? "no mount found"))")
         }
-        var status = stat()
-        guard stat(absolute, &status) == 0 else { throw InfoError(description: "\(path): \(String(cString: strerror(errno)))") }
+        let status: stat
+        do throws(SystemCallError) { status = try Syscall.status(absolute) } catch {
+            throw InfoError(description: "\(path): \(error.reason)")
+        }
         var box: [BoxAttribute: String] = [:]
         for attribute in BoxAttribute.allCases {
             box[attribute] = try readAttribute(absolute, attribute.name, shownAs: path)

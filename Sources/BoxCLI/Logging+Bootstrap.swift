@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 import Logging
 
 enum Logging {
@@ -30,20 +31,18 @@ enum Logging {
 
     /// Whether syslog(3) reaches anything: a socket at /dev/log (absent in most containers).
     static var syslogAvailable: Bool {
-        var info = stat()
-        return stat("/dev/log", &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+        guard let info = try? Syscall.status("/dev/log") else { return false }
+        return info.st_mode & S_IFMT == S_IFSOCK
     }
 
     /// The path of the regular file stderr writes to, if it is one.
     private static func stderrFile() -> String? {
-        var info = stat()
-        guard fstat(2, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard let info = try? Syscall.status(2, path: "stderr"), info.st_mode & S_IFMT == S_IFREG else { return nil }
         return try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/2")
     }
 
     private static func stderrIsDevNull() -> Bool {
-        var err = stat(), null = stat()
-        guard fstat(2, &err) == 0, stat("/dev/null", &null) == 0 else { return false }
+        guard let err = try? Syscall.status(2, path: "stderr"), let null = try? Syscall.status("/dev/null") else { return false }
         return err.st_mode & S_IFMT == S_IFCHR && err.st_rdev == null.st_rdev
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SystemCalls
 import Logging
 
 /// `mount.boxfs SOURCE MOUNTPOINT [-f] [-o opt,...]`, also reached as `boxfs mount ...` and as the
@@ -124,9 +125,9 @@ enum Mountpoint {
     static func check(_ path: String, allowNonEmpty: Bool = false) throws -> String {
         if path.hasPrefix("/dev/fd/") { return path }
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        var status = stat()
-        if stat(absolute, &status) != 0 {
-            if errno == ENOTCONN {
+        let status: stat
+        do throws(SystemCallError) { status = try Syscall.status(absolute) } catch {
+            if error.errno == ENOTCONN {
                 throw CheckError(description: "\(path) is a mount whose filesystem has stopped; run `fusermount3 -u \(path)` first")
             }
             throw CheckError(description: "mountpoint \(path) does not exist")

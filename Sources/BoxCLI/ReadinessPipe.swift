@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// The channel from the mount daemon back to the `mount.boxfs` that started it.
 ///
@@ -27,11 +28,10 @@ struct ReadinessPipe: Sendable {
 
     private func send(_ line: String) {
         write(line)
-        close(descriptor)
+        Syscall.close(descriptor)
     }
 
     private func write(_ line: String) {
-        var bytes = Array(line.utf8)
-        _ = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        try? Syscall.writeAll(descriptor, Data(line.utf8), path: "the readiness pipe")
     }
 }

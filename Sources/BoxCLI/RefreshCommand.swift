@@ -1,6 +1,7 @@
 import ArgumentParser
 import BoxFS
 import Foundation
+import SystemCalls
 
 /// `boxfs refresh [PATH] [--recursive]`: drops what a mount holds for a folder and lists it again, for a
 /// server without an event stream or a change its stream missed. Talks to the mount through the folder's
@@ -58,8 +59,10 @@ struct RefreshCommand: AsyncParsableCommand {
         }
         defer { free(resolved) }
         let absolute = String(cString: resolved)
-        var status = stat()
-        guard stat(absolute, &status) == 0 else { throw RefreshError(description: "\(path): \(String(cString: strerror(errno)))") }
+        let status: stat
+        do throws(SystemCallError) { status = try Syscall.status(absolute) } catch {
+            throw RefreshError(description: "\(path): \(error.reason)")
+        }
         if status.st_mode & S_IFMT == S_IFDIR { return absolute }
         return (absolute as NSString).deletingLastPathComponent
     }
@@ -71,9 +74,9 @@ struct RefreshCommand: AsyncParsableCommand {
             throw RefreshError(description: "\(folder) is not in a boxfs mount (\(type.map { "it is on \($0)" } ?? "no mount found"))")
         }
         let control = folder + "/" + (recursive ? RefreshFile.recursiveName : RefreshFile.name)
-        let descriptor = open(control, O_RDONLY)
-        guard descriptor >= 0 else {
-            let code = errno
+        let descriptor: Int32
+        do throws(SystemCallError) { descriptor = try Syscall.open(control, O_RDONLY) } catch {
+            let code = error.errno
             if code == ENOENT { throw RefreshError(description: "\(folder): no longer on Box, or the mount's boxfs is too old for refresh") }
             throw RefreshError(description: "\(folder): \(String(cString: strerror(code)))")
         }

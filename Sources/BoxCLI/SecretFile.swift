@@ -1,11 +1,11 @@
 import Foundation
+import SystemCalls
 
 /// Files that hold a secret (a token, a shared link's password). Like ssh keys, a file that others may
 /// read or write is refused, with the command that fixes it; the secret never appears in a message.
 enum SecretFile {
     static func text(of path: String, what: String) throws -> String {
-        var status = stat()
-        guard stat(path, &status) == 0, let data = FileManager.default.contents(atPath: path) else {
+        guard let status = try? Syscall.status(path), let data = FileManager.default.contents(atPath: path) else {
             throw StartupError(description: "cannot read the \(what) \(path)")
         }
         guard status.st_mode & 0o077 == 0 else {

@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// systemd's readiness protocol (sd_notify(3)) without libsystemd: one datagram to the Unix socket
 /// named by `$NOTIFY_SOCKET` (a path, or an abstract name written with a leading `@`). A unit with
@@ -22,7 +23,7 @@ enum SystemdNotify {
         }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
+        defer { Syscall.close(descriptor) }
         let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count)
         let sent = state.withCString { text in
             withUnsafePointer(to: &address) { pointer in

@@ -1,6 +1,7 @@
 import BoxAPI
 import BoxFS
 import Foundation
+import SystemCalls
 import Logging
 import WriteBack
 
@@ -86,25 +87,25 @@ final class StateLock: Sendable {
 
     static func acquire(in directory: URL, waitingUpTo seconds: Double, logger: Logger) async throws -> StateLock {
         let path = directory.appendingPathComponent("lock").path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw StartupError(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+        let descriptor: Int32
+        do throws(SystemCallError) { descriptor = try Syscall.open(path, O_RDWR | O_CREAT) } catch {
+            throw StartupError(description: "cannot open \(path): \(error.reason)")
         }
         let deadline = Date().addingTimeInterval(seconds)
         var warned = false
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+        while !((try? Syscall.lockExclusively(descriptor, path: path)) ?? false) {
             let holder = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
                 .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ", maxSplits: 2).map(String.init)
             let pid = holder.first ?? "?"
             if holder.count > 2, holder[1] == "mounted" {
-                close(descriptor)
+                Syscall.close(descriptor)
                 throw StartupError(description: """
                     this Box folder is already mounted read-write at \(holder[2]) (pid \(pid)) with the same \
                     cache_dir; unmount it, mount with -o ro, or give this mount another cache_dir
                     """)
             }
             guard Date() < deadline else {
-                close(descriptor)
+                Syscall.close(descriptor)
                 throw StartupError(description: """
                     boxfs process \(pid) is still finishing uploads from \(directory.path); try again later
                     """)
@@ -123,10 +124,9 @@ final class StateLock: Sendable {
     /// The lock if nobody holds it now, without waiting.
     static func tryAcquire(in directory: URL) -> StateLock? {
         let path = directory.appendingPathComponent("lock").path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return nil }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
+        guard let descriptor = try? Syscall.open(path, O_RDWR | O_CREAT) else { return nil }
+        guard (try? Syscall.lockExclusively(descriptor, path: path)) == true else {
+            Syscall.close(descriptor)
             return nil
         }
         return StateLock(descriptor: descriptor, path: path)
@@ -134,15 +134,15 @@ final class StateLock: Sendable {
 
     /// Lets the lock go (only for a journal this process no longer uses).
     func release() {
-        ftruncate(descriptor, 0)
-        close(descriptor)
+        try? Syscall.truncate(descriptor, to: 0, path: path)
+        Syscall.close(descriptor)
     }
 
     /// Records what this process is doing: `mounted MOUNTPOINT`, `finishing`.
     func say(_ state: String) {
         let line = "\(getpid()) \(state)\n"
-        ftruncate(descriptor, 0)
-        _ = line.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+        try? Syscall.truncate(descriptor, to: 0, path: path)
+        try? Syscall.writeAll(descriptor, Data(line.utf8), at: 0, path: path)
     }
     // The descriptor is otherwise never closed: closing it would release the lock.
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// Where a mount keeps the last event stream position it applied, so the next mount catches up on what
 /// changed meanwhile. One line of digits; written atomically (temp file, rename) on a queue of its own,
@@ -25,7 +26,7 @@ public struct EventPositionFile: Sendable {
 
     /// Forgets the saved position (one too old to catch up from).
     func remove() {
-        queue.sync { _ = unlink(url.path) }
+        queue.sync { try? Syscall.unlink(url.path) }
     }
 
     /// Saves `position` soon; returns at once.
@@ -42,7 +43,7 @@ public struct EventPositionFile: Sendable {
         let temporary = url.appendingPathExtension("tmp")
         do {
             try Data((position + "\n").utf8).write(to: temporary)
-            _ = rename(temporary.path, url.path)
+            try Syscall.rename(temporary.path, to: url.path)
         } catch {
             // The next mount then starts from `now` and drops nothing it has not fetched itself.
         }

@@ -1,5 +1,6 @@
 import BoxAPI
 import Foundation
+import SystemCalls
 import Transfers
 
 /// How a file is being opened, as far as the core cares.
@@ -155,8 +156,12 @@ extension FileSystem {
         guard let file else { return }
         if writable, file.writers == 0, let entryID = file.entryID, let writeBack {
             do {
-                try file.staging.sync()
-                try persistModifiedTime(number)
+                // The staging file's fsync and the journal's commit wait on the disk: off Swift's cooperative pool.
+                let staging = file.staging
+                try await Syscall.offThePool { [self] () throws in
+                    try staging.sync()
+                    try persistModifiedTime(number)
+                }
                 if try await !writeBack.uploader.fileClosed(entryID, reopened: hasWriters(number)) {
                     logger.debug("\(file.item.name) was uploaded before its last close")
                 }

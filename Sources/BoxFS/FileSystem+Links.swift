@@ -24,16 +24,16 @@ extension FileSystem {
             let path = folder.map { $0.isEmpty ? name : $0 + "/" + name } ?? name
             let hint = "mount with -o links to keep them as \(name)\(LinkFile.suffix) files"
             logger.warning("symlink \(path) -> \(target) refused (EPERM): Box has no symbolic links; \(hint)")
-            throw FSError(EPERM, "\(name): Box has no symbolic links (mount with -o links to keep them)")
+            throw FSError(.notPermitted, "\(name): Box has no symbolic links (mount with -o links to keep them)")
         }
         let name = try kernelName.new()
         let bytes = Data(target.utf8)
         guard !bytes.isEmpty, bytes.count <= LinkFile.maximumTargetLength else {
-            throw FSError(bytes.isEmpty ? ENOENT : ENAMETOOLONG,
+            throw FSError(bytes.isEmpty ? .notFound : .nameTooLong,
                           "\(name): a link's target must be 1 to \(LinkFile.maximumTargetLength) bytes")
         }
         guard let stored = LinkFile.storedName(for: name) else {
-            throw FSError(ENAMETOOLONG, "\(name): with \(LinkFile.suffix) the name is longer than Box allows")
+            throw FSError(.nameTooLong, "\(name): with \(LinkFile.suffix) the name is longer than Box allows")
         }
         if await storedEntry(name, in: parent) != nil { throw .exists(name) }
         let (created, handle) = try await create(parent: parent, name: stored)
@@ -52,7 +52,7 @@ extension FileSystem {
     /// `readlink(2)`: the target a link keeps.
     public func readSymbolicLink(_ inode: UInt64) async throws(FSError) -> String {
         let shown = try attributes(inode)
-        guard shown.kind == .symlink else { throw FSError(EINVAL, "inode \(inode): not a symbolic link") }
+        guard shown.kind == .symlink else { throw FSError(.invalidArgument, "inode \(inode): not a symbolic link") }
         let opened = try await openFile(inode, mode: .readOnly, truncate: false)
         var target = Data()
         do throws(FSError) {
@@ -140,7 +140,7 @@ extension FileSystem {
         var storedNewName = newName
         if source.isLink {
             guard let stored = LinkFile.storedName(for: newName) else {
-                throw FSError(ENAMETOOLONG, "\(newName): with \(LinkFile.suffix) the name is longer than Box allows")
+                throw FSError(.nameTooLong, "\(newName): with \(LinkFile.suffix) the name is longer than Box allows")
             }
             storedNewName = stored
         }

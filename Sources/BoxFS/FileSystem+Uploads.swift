@@ -1,5 +1,6 @@
 import BoxAPI
 import Foundation
+import SystemCalls
 import WriteBack
 
 extension FileSystem {
@@ -65,7 +66,7 @@ extension FileSystem {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names {
             let path = directory.appendingPathComponent(name).path
-            if !kept.contains(path) { Glibc.unlink(path) }
+            if !kept.contains(path) { try? Syscall.unlink(path) }
         }
     }
 

@@ -1,7 +1,9 @@
 import Foundation
+import SystemCalls
 
 /// The complete local copy of a file being written: writes land here, reads of dirty content come
-/// from here, and the uploader sends it. Plain POSIX calls on one descriptor held for its life.
+/// from here, and the uploader sends it. One descriptor held for its life, used through `Syscall`
+/// (whole reads and writes, `EINTR` retried).
 ///
 /// Data written here survives a killed daemon at once (it is in the kernel's page cache); `sync`
 /// (at `fsync` and at the last close) makes it survive a power cut too.
@@ -11,50 +13,38 @@ final class StagingFile: Sendable {
 
     /// Opens `path`, creating it empty when `create` (and failing if it exists).
     init(path: String, create: Bool) throws(FSError) {
-        let flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0)
-        let descriptor = open(path, flags, 0o600)
-        guard descriptor >= 0 else { throw FSError.system(errno, "staging file \(path)") }
+        do throws(SystemCallError) {
+            descriptor = try Syscall.open(path, O_RDWR | (create ? O_CREAT | O_EXCL : 0))
+        } catch {
+            throw FSError.system(error.errno, "staging file \(path)")
+        }
         self.path = path
-        self.descriptor = descriptor
     }
 
-    deinit { close(descriptor) }
+    deinit { Syscall.close(descriptor) }
 
-    var size: Int64 {
-        var info = stat()
-        return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : 0
-    }
+    var size: Int64 { (try? Syscall.size(descriptor, path: path)) ?? 0 }
 
+    /// Up to `length` bytes from `offset`: all of them unless the file ends first.
     func read(offset: Int64, length: Int) throws(FSError) -> Data {
-        var data = Data(count: length)
-        let count = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, length, off_t(offset)) }
-        guard count >= 0 else { throw failure("read") }
-        data.count = count
-        return data
+        do throws(SystemCallError) { return try Syscall.read(descriptor, count: length, at: offset, path: path) } catch { throw failure("read", error) }
     }
 
     func write(_ data: Data, offset: Int64) throws(FSError) {
-        var written = 0
-        while written < data.count {
-            let count = data.withUnsafeBytes { bytes in
-                pwrite(descriptor, bytes.baseAddress! + written, data.count - written, off_t(offset) + off_t(written))
-            }
-            guard count > 0 else { throw failure("write") }
-            written += count
-        }
+        do throws(SystemCallError) { try Syscall.writeAll(descriptor, data, at: offset, path: path) } catch { throw failure("write", error) }
     }
 
     func truncate(to size: Int64) throws(FSError) {
-        guard ftruncate(descriptor, off_t(size)) == 0 else { throw failure("truncate") }
+        do throws(SystemCallError) { try Syscall.truncate(descriptor, to: size, path: path) } catch { throw failure("truncate", error) }
     }
 
     func sync() throws(FSError) {
-        guard fsync(descriptor) == 0 else { throw failure("sync") }
+        do throws(SystemCallError) { try Syscall.sync(descriptor, path: path) } catch { throw failure("sync", error) }
     }
 
-    func remove() { unlink(path) }
+    func remove() { try? Syscall.unlink(path) }
 
-    private func failure(_ what: String) -> FSError {
-        FSError.system(errno, "\(what) of the local copy \(path)")
+    private func failure(_ what: String, _ error: SystemCallError) -> FSError {
+        FSError.system(error.errno, "\(what) of the local copy \(path)")
     }
 }

@@ -1,6 +1,7 @@
 import BoxFS
 import CFuse
 import Foundation
+import SystemCalls
 
 extension FUSEOperations {
     static func installWriteOperations(_ ops: inout fuse_lowlevel_ops) {
@@ -41,7 +42,8 @@ extension FUSEOperations {
         ops.fsync = { req, _, _, info in
             let handle = boxfs_fuse_fi_fh(info)
             FUSEDispatcher.from(req).serve(req, "fsync") { request, fs throws(FSError) in
-                try fs.fsync(handle: handle)
+                // It waits on the disk: off the cooperative pool.
+                try await Syscall.offThePool { () throws(FSError) in try fs.fsync(handle: handle) }
                 request.error(0)
             }
         }

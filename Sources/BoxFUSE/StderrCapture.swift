@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// Points file descriptor 2 at an anonymous temp file for a moment (the kernel mount, whose helper
 /// fusermount3 writes its reasons there), then puts the real stderr back and returns what was said.
@@ -9,30 +10,24 @@ struct StderrCapture {
     private let file: Int32
 
     init() {
-        var template = Array("/tmp/boxfs-mount-XXXXXX".utf8CString)
-        file = mkstemp(&template)
-        if file >= 0 {
-            unlink(template)  // the name mkstemp filled in, NUL-terminated
-            _ = fcntl(file, F_SETFD, FD_CLOEXEC)
+        if let temporary = try? Syscall.makeTemporaryFile("/tmp/boxfs-mount-XXXXXX") {
+            file = temporary.descriptor
+            try? Syscall.unlink(temporary.path)
+            try? Syscall.setCloseOnExec(file, path: temporary.path)
+        } else {
+            file = -1
         }
-        saved = file >= 0 ? dup(2) : -1
-        if saved >= 0 { dup2(file, 2) }
+        saved = file >= 0 ? (try? Syscall.duplicate(2, path: "stderr")) ?? -1 : -1
+        if saved >= 0 { try? Syscall.duplicate(file, onto: 2, path: "stderr") }
     }
 
     func finish(replay: Bool) -> String {
         guard saved >= 0 else { return "" }
-        dup2(saved, 2)
-        close(saved)
-        defer { close(file) }
-        var text = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var offset: off_t = 0
-        while true {
-            let count = pread(file, &buffer, buffer.count, offset)
-            guard count > 0 else { break }
-            text.append(contentsOf: buffer[0..<count])
-            offset += off_t(count)
-        }
+        try? Syscall.duplicate(saved, onto: 2, path: "stderr")
+        Syscall.close(saved)
+        defer { Syscall.close(file) }
+        let size = (try? Syscall.size(file, path: "the captured stderr")) ?? 0
+        let text = (try? Syscall.read(file, count: Int(size), at: 0, path: "the captured stderr")) ?? Data()
         if replay, !text.isEmpty { FileHandle.standardError.write(text) }
         return String(decoding: text, as: UTF8.self)
     }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import SystemCalls
 
 /// Feeds a request body to curl's read callback: `Data` pieces are copied straight into curl's buffer and
 /// file ranges are `pread` into it, so nothing is loaded whole. Files are opened when the transfer starts
@@ -43,7 +44,7 @@ final class RequestBodyReader {
 
     deinit {
         for case .file(let descriptor, _, _, _) in pieces {
-            close(descriptor)
+            Syscall.close(descriptor)
         }
     }
 
@@ -85,16 +86,16 @@ final class RequestBodyReader {
     }
 
     private static func openRange(path: String, needing end: Int64) throws(HTTPError) -> Int32 {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .system(.requestBody, "cannot open body file \(path)", errno: errno) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            let code = errno
-            close(descriptor)
-            throw .system(.requestBody, "cannot stat body file \(path)", errno: code)
+        let descriptor: Int32, size: Int64
+        do throws(SystemCallError) { descriptor = try Syscall.open(path, O_RDONLY) } catch {
+            throw .system(.requestBody, "cannot open body file \(path)", errno: error.errno)
         }
-        guard Int64(info.st_size) >= end else {
-            close(descriptor)
+        do throws(SystemCallError) { size = try Syscall.size(descriptor, path: path) } catch {
+            Syscall.close(descriptor)
+            throw .system(.requestBody, "cannot stat body file \(path)", errno: error.errno)
+        }
+        guard size >= end else {
+            Syscall.close(descriptor)
             throw HTTPError(kind: .requestBody, message: "body file \(path) is shorter than the requested range")
         }
         return descriptor
@@ -103,16 +104,12 @@ final class RequestBodyReader {
     private static func readFully(
         _ descriptor: Int32, path: String, into target: UnsafeMutableRawBufferPointer, at offset: Int64
     ) throws(HTTPError) {
-        var done = 0
-        while done < target.count {
-            let count = pread(descriptor, target.baseAddress! + done, target.count - done, off_t(offset) + off_t(done))
-            if count > 0 {
-                done += count
-            } else if count == 0 {
-                throw HTTPError(kind: .requestBody, message: "body file \(path) shrank while it was being sent")
-            } else if errno != EINTR {
-                throw .system(.requestBody, "cannot read body file \(path)", errno: errno)
-            }
+        let count: Int
+        do throws(SystemCallError) { count = try Syscall.readFully(descriptor, into: target, at: offset, path: path) } catch {
+            throw .system(.requestBody, "cannot read body file \(path)", errno: error.errno)
+        }
+        guard count == target.count else {
+            throw HTTPError(kind: .requestBody, message: "body file \(path) shrank while it was being sent")
         }
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import SystemCalls
 
 /// Collects the response head from curl's header lines and routes body bytes to memory or a descriptor.
 ///
@@ -111,16 +112,10 @@ struct ResponseReceiver {
     }
 
     private func write(_ chunk: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int64) throws(HTTPError) {
-        var done = 0
-        while done < chunk.count {
-            let count = pwrite(descriptor, chunk.baseAddress! + done, chunk.count - done, off_t(offset) + off_t(done))
-            if count > 0 {
-                done += count
-            } else if count == 0 {
-                throw .system(.responseDestination, "pwrite wrote nothing", errno: ENOSPC)
-            } else if errno != EINTR {
-                throw .system(.responseDestination, "pwrite to the response descriptor failed", errno: errno)
-            }
+        do throws(SystemCallError) {
+            try Syscall.writeAll(descriptor, chunk, at: offset, path: "the response descriptor")
+        } catch {
+            throw .system(.responseDestination, "pwrite to the response descriptor failed", errno: error.errno)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// Receives the OAuth2 redirect on `http://127.0.0.1:PORT/PATH` (RFC 8252 loopback redirect): listens,
 /// answers the browser with a short page, and hands back the query of the one request to `path`.
@@ -23,7 +24,7 @@ public final class LoopbackRedirectReceiver: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard bound == 0, listen(fd, 8) == 0 else {
-            close(fd)
+            Syscall.close(fd)
             throw AuthError(.authorization, "cannot listen on 127.0.0.1:\(port) for the sign-in redirect (in use?)")
         }
         var actual = sockaddr_in()
@@ -36,7 +37,7 @@ public final class LoopbackRedirectReceiver: Sendable {
         socketFD = fd
     }
 
-    deinit { close(socketFD) }
+    deinit { Syscall.close(socketFD) }
 
     public var redirectURI: String { "http://127.0.0.1:\(port)\(path)" }
 
@@ -59,11 +60,11 @@ public final class LoopbackRedirectReceiver: Sendable {
         while true {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { throw AuthError(.authorization, "no sign-in redirect arrived within \(Int(timeout)) s") }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(min(remaining, 1) * 1000)) > 0 else { continue }
+            let wait = Int32(min(remaining, 1) * 1000)
+            guard (try? Syscall.waitReadable(fd, milliseconds: wait, path: "the sign-in redirect's socket")) == true else { continue }
             let client = accept(fd, nil, nil)
             guard client >= 0 else { continue }
-            defer { close(client) }
+            defer { Syscall.close(client) }
             guard let target = readRequestTarget(client) else { continue }
             let parts = target.split(separator: "?", maxSplits: 1)
             guard parts.first.map(String.init) == path else {
@@ -93,7 +94,7 @@ public final class LoopbackRedirectReceiver: Sendable {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while bytes.count < 16384 {
-            let count = read(client, &buffer, buffer.count)
+            let count = (try? Syscall.readSome(client, into: &buffer, path: "the sign-in redirect's connection")) ?? 0
             guard count > 0 else { break }
             bytes += buffer[0..<count]
             if bytes.firstIndex(of: UInt8(ascii: "\n")) != nil { break }
@@ -108,7 +109,6 @@ public final class LoopbackRedirectReceiver: Sendable {
         let html = "<!doctype html><html><body><p>\(body)</p></body></html>"
         let text = "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(html.utf8.count)\r\n"
             + "Connection: close\r\nCache-Control: no-store\r\n\r\n" + html
-        var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(client, $0.baseAddress, $0.count) }
+        try? Syscall.writeAll(client, Data(text.utf8), path: "the sign-in redirect's connection")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// The token as JSON in one file (mode 0600), shared safely by several processes:
 /// - writes go to a temp file in the same folder, then `rename` over the old one (atomic);
@@ -30,36 +31,47 @@ public struct FileTokenStore: TokenStore {
 
     public func write(_ token: TokenInfo) async throws {
         try makeDirectory()
-        let data = try JSONEncoder().encode(token)
+        let data = try JSONEncoder().encode(token), path = self.path
+        // The fsync waits on the disk: off the cooperative pool.
+        try await Syscall.offThePool { () throws(AuthError) in try Self.replace(path, with: data) }
+    }
+
+    /// Writes `data` to a temporary file beside `path`, syncs it, and renames it over `path`.
+    private static func replace(_ path: String, with data: Data) throws(AuthError) {
         let temp = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw AuthError(.store, "cannot write the token file \(path): \(Self.errnoText())") }
-        let written = data.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == data.count, synced, rename(temp, path) == 0 else {
-            let reason = Self.errnoText()
-            unlink(temp)
-            throw AuthError(.store, "cannot write the token file \(path): \(reason)")
+        let fd: Int32
+        do throws(SystemCallError) { fd = try Syscall.open(temp, O_WRONLY | O_CREAT | O_EXCL) } catch {
+            throw AuthError(.store, "cannot write the token file \(path): \(error.reason)")
+        }
+        do throws(SystemCallError) {
+            defer { Syscall.close(fd) }
+            try Syscall.writeAll(fd, data, path: temp)
+            try Syscall.sync(fd, path: temp)
+        } catch {
+            try? Syscall.unlink(temp)
+            throw AuthError(.store, "cannot write the token file \(path): \(error.reason)")
+        }
+        do throws(SystemCallError) { try Syscall.rename(temp, to: path) } catch {
+            try? Syscall.unlink(temp)
+            throw AuthError(.store, "cannot write the token file \(path): \(error.reason)")
         }
     }
 
     public func clear() async throws {
-        if unlink(path) != 0, errno != ENOENT {
-            throw AuthError(.store, "cannot remove the token file \(path): \(Self.errnoText())")
+        do throws(SystemCallError) { try Syscall.unlink(path) } catch {
+            throw AuthError(.store, "cannot remove the token file \(path): \(error.reason)")
         }
     }
 
     public func withExclusiveAccess<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         try makeDirectory()
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw AuthError(.store, "cannot open the lock file \(lockPath): \(Self.errnoText())") }
-        defer { close(fd) }  // closing releases the lock
+        let fd: Int32
+        do throws(SystemCallError) { fd = try Syscall.open(lockPath, O_RDWR | O_CREAT) } catch {
+            throw AuthError(.store, "cannot open the lock file \(lockPath): \(error.reason)")
+        }
+        defer { Syscall.close(fd) }  // closing releases the lock
         let deadline = Date().addingTimeInterval(lockTimeout)
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw AuthError(.store, "cannot lock \(lockPath): \(Self.errnoText())")
-            }
+        while try !locked(fd) {
             guard Date() < deadline else {
                 throw AuthError(.store, "another process has held \(lockPath) for \(Int(lockTimeout)) s")
             }
@@ -79,5 +91,10 @@ public struct FileTokenStore: TokenStore {
         }
     }
 
-    private static func errnoText() -> String { String(cString: strerror(errno)) }
+    /// Takes the lock file's `flock` if free; false while another process holds it.
+    private func locked(_ fd: Int32) throws -> Bool {
+        do throws(SystemCallError) { return try Syscall.lockExclusively(fd, path: lockPath) } catch {
+            throw AuthError(.store, "cannot lock \(lockPath): \(error.reason)")
+        }
+    }
 }

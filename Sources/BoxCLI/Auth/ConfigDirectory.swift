@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 
 /// Where boxfs keeps profiles and tokens: `$BOXFS_CONFIG_DIR`, else `$XDG_CONFIG_HOME/boxfs`, else
 /// `~/.config/boxfs`. Profiles are `profiles/NAME.toml`, tokens `tokens/NAME.json` (both mode 0600,
@@ -44,13 +45,19 @@ struct ConfigDirectory: Sendable {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let temp = path + ".tmp-\(getpid())"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StartupError(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
-        let bytes = Array(contents.utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        guard written == bytes.count, rename(temp, path) == 0 else {
-            unlink(temp)
+        let fd: Int32
+        do throws(SystemCallError) { fd = try Syscall.open(temp, O_WRONLY | O_CREAT | O_TRUNC) } catch {
+            throw StartupError(description: "cannot write \(path): \(error.reason)")
+        }
+        do throws(SystemCallError) {
+            defer { Syscall.close(fd) }
+            try Syscall.writeAll(fd, Data(contents.utf8), path: temp)
+        } catch {
+            try? Syscall.unlink(temp)
+            throw StartupError(description: "cannot write \(path)")
+        }
+        do throws(SystemCallError) { try Syscall.rename(temp, to: path) } catch {
+            try? Syscall.unlink(temp)
             throw StartupError(description: "cannot write \(path)")
         }
     }
