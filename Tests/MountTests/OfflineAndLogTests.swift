@@ -32,6 +32,30 @@ final class OfflineAndLogTests: WriteTestCase {
         _ = sim
     }
 
+    /// Once the mount knows Box is out of reach (here the event stream's connection broke when boxsim stopped), a
+    /// read of content not on this machine fails at once with EIO, not after the retry policy's waits (23 s before);
+    /// what was read whole before still reads back byte-exact from the disk cache.
+    func testWhileBoxIsKnownUnreachableAReadOfContentNotHereFailsAtOnce() async throws {
+        let sim = try await startBoxSim(texts: ["read.txt": "read before\n", "never.txt": "never read\n"])
+        let fixture = try mountWritable()
+        XCTAssertEqual(try succeed(["ls", fixture.mountpoint.path]), "never.txt\nread.txt\n")
+        XCTAssertEqual(try succeed(["cat", fixture.path("read.txt")]), "read before\n")
+        sim.stop()
+        let binary = try MountFixture.locateBinary().path
+        try await Poll.until("the mount to notice Box is gone", timeout: 30, interval: 0.2) {
+            try Shell.run([binary, "status", fixture.mountpoint.path]).stdout.contains("offline since ") ? true : nil
+        }
+
+        let started = Date()
+        let failed = try Shell.run(["cat", fixture.path("never.txt")])
+        let took = Date().timeIntervalSince(started)
+        print("OfflineAndLogTests: a read of content not here, offline, failed after \(String(format: "%.2f", took)) s")
+        XCTAssertNotEqual(failed.status, 0)
+        XCTAssertTrue(failed.stderr.contains("Input/output error"), failed.stderr)
+        XCTAssertLessThan(took, 3, "failed at once, not after the retry policy's waits")
+        XCTAssertEqual(try succeed(["cat", fixture.path("read.txt")]), "read before\n", "read whole before: from the cache")
+    }
+
     func testWithoutSyslogABackgroundDaemonLogsToAFileUnderCacheDirThatStatusNames() async throws {
         var device = stat()
         if stat("/dev/log", &device) == 0 { throw XCTSkip("this machine has syslog at /dev/log") }

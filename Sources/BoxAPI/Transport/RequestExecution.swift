@@ -21,6 +21,10 @@ extension BoxClient {
         var attempt = 0
         var waited = 0.0
         var earlierAttemptMayHaveLanded = false
+        // Box was already known to be out of reach when this request began: an address where nothing answers is
+        // not tried again, so a read of content not on this machine fails at once instead of after the retry
+        // policy's waits (the request that finds Box gone still waits them out, in case it was a moment's blip).
+        let offlineAlready = connectivity.offline != nil
         while true {
             try Task.checkCancellation()
             attempt += 1
@@ -67,7 +71,7 @@ extension BoxClient {
                 error = BoxAPIError(transport: transportError, request: request)
                 error.earlierAttemptMayHaveLanded = earlierAttemptMayHaveLanded
                 failure = .transport(isTransient: transportError.isTransient
-                    && (retryPolicy.retriesUnreachable || !transportError.isUnreachable))
+                    && ((retryPolicy.retriesUnreachable && !offlineAlready) || !transportError.isUnreachable))
             } catch is CancellationError {
                 throw CancellationError()
             } catch let other as BoxAPIError {
