@@ -56,6 +56,39 @@ final class OfflineAndLogTests: WriteTestCase {
         XCTAssertEqual(try succeed(["cat", fixture.path("read.txt")]), "read before\n", "read whole before: from the cache")
     }
 
+    /// While Box is known to be out of reach, a new file in a folder already listed is accepted at once and waits in
+    /// the journal; it goes up once Box answers again.
+    func testWhileBoxIsKnownUnreachableANewFileIsAcceptedAtOnceAndGoesUpLater() async throws {
+        let seed = try SeedTree.make(texts: ["docs/a.txt": "a\n"])
+        temporaryDirectories.append(seed)
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("boxsim-data-\(UUID().uuidString)")
+        temporaryDirectories.append(data)
+        let sim = try await BoxSimProcess.start(seed: seed, dataDirectory: data)
+        boxsim = sim
+        let fixture = try mountWritable()
+        XCTAssertEqual(try succeed(["ls", fixture.path("docs")]), "a.txt\n")
+        sim.stop()
+        let binary = try MountFixture.locateBinary().path
+        try await Poll.until("the mount to notice Box is gone", timeout: 30, interval: 0.2) {
+            try Shell.run([binary, "status", fixture.mountpoint.path]).stdout.contains("offline since ") ? true : nil
+        }
+        let started = Date()
+        let written = try Shell.run(["sh", "-c", "echo new > '\(fixture.path("docs/new.txt"))'"])
+        let took = Date().timeIntervalSince(started)
+        print("OfflineAndLogTests: a new file written offline returned after \(String(format: "%.2f", took)) s")
+        XCTAssertEqual(written.status, 0, written.stderr)
+        XCTAssertLessThan(took, 3, "accepted at once")
+        XCTAssertEqual(try succeed(["cat", fixture.path("docs/new.txt")]), "new\n")
+
+        // Box again, on the same data and address: the file goes up without anyone asking.
+        let port = try XCTUnwrap(URL(string: sim.baseURL)?.port)
+        let again = try await BoxSimProcess.start(extraArgs: ["--port", String(port)], dataDirectory: data)
+        boxsim = again
+        try await Poll.until("new.txt on Box", timeout: 90, interval: 0.5) {
+            try self.api.entry(at: "docs/new.txt") != nil ? true : nil
+        }
+    }
+
     func testWithoutSyslogABackgroundDaemonLogsToAFileUnderCacheDirThatStatusNames() async throws {
         var device = stat()
         if stat("/dev/log", &device) == 0 { throw XCTSkip("this machine has syslog at /dev/log") }

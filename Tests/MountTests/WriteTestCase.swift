@@ -9,7 +9,7 @@ class WriteTestCase: MountTestCase {
     private(set) var cacheDirectory: URL?
     private var fixtures: [MountFixture] = []
     /// Removed in `tearDown`, after the mounts are gone (teardown blocks would run while daemons still write).
-    private var temporaryDirectories: [URL] = []
+    var temporaryDirectories: [URL] = []
     /// The `log_file=` of each mount, printed when the test fails.
     private(set) var daemonLogs: [URL] = []
     func rememberDaemonLog(_ url: URL) { daemonLogs.append(url) }
