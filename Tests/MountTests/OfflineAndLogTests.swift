@@ -7,6 +7,14 @@ import XCTest
 final class OfflineAndLogTests: WriteTestCase {
     private func log(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
 
+    /// Waits until `boxfs status` says the mount is offline.
+    private func waitUntilOffline(_ fixture: MountFixture) async throws {
+        let binary = try MountFixture.locateBinary().path
+        try await Poll.until("the mount to notice Box is gone", timeout: 30, interval: 0.2) {
+            try Shell.run([binary, "status", fixture.mountpoint.path]).stdout.contains("offline since ") ? true : nil
+        }
+    }
+
     func testUnreachableBoxIsLoggedOnceAndShownInStatusUntilItAnswersAgain() async throws {
         let sim = try await startBoxSim(texts: ["a.txt": "a\n", "sub/b.txt": "b\n", "sub2/c.txt": "c\n"])
         let fixture = try mountWritable()
@@ -41,10 +49,7 @@ final class OfflineAndLogTests: WriteTestCase {
         XCTAssertEqual(try succeed(["ls", fixture.mountpoint.path]), "never.txt\nread.txt\n")
         XCTAssertEqual(try succeed(["cat", fixture.path("read.txt")]), "read before\n")
         sim.stop()
-        let binary = try MountFixture.locateBinary().path
-        try await Poll.until("the mount to notice Box is gone", timeout: 30, interval: 0.2) {
-            try Shell.run([binary, "status", fixture.mountpoint.path]).stdout.contains("offline since ") ? true : nil
-        }
+        try await waitUntilOffline(fixture)
 
         let started = Date()
         let failed = try Shell.run(["cat", fixture.path("never.txt")])
@@ -68,10 +73,7 @@ final class OfflineAndLogTests: WriteTestCase {
         let fixture = try mountWritable()
         XCTAssertEqual(try succeed(["ls", fixture.path("docs")]), "a.txt\n")
         sim.stop()
-        let binary = try MountFixture.locateBinary().path
-        try await Poll.until("the mount to notice Box is gone", timeout: 30, interval: 0.2) {
-            try Shell.run([binary, "status", fixture.mountpoint.path]).stdout.contains("offline since ") ? true : nil
-        }
+        try await waitUntilOffline(fixture)
         let started = Date()
         let written = try Shell.run(["sh", "-c", "echo new > '\(fixture.path("docs/new.txt"))'"])
         let took = Date().timeIntervalSince(started)
