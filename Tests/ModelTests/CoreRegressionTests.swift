@@ -31,6 +31,18 @@ final class CoreRegressionTests: XCTestCase {
         if !condition { throw Unmet(description: "expected: " + what) }
     }
 
+    /// Box's files as name to what they hold: the name of a known content, a known content with more bytes after
+    /// it (`zero+50 B`), else a size; failures then read as what went where.
+    static func named(_ files: [String: [UInt8]], _ known: [String: [UInt8]]) -> [String: String] {
+        files.mapValues { bytes in
+            if let exact = known.first(where: { $0.value == bytes }) { return exact.key }
+            if let start = known.filter({ !$0.value.isEmpty && bytes.starts(with: $0.value) }).max(by: { $0.value.count < $1.value.count }) {
+                return "\(start.key)+\(bytes.count - start.value.count) B"
+            }
+            return "\(bytes.count) B"
+        }
+    }
+
     /// Seed 22069 (real mount; fixed by fefbd47, "readdirplus hands only the name when the folder's listing was
     /// dropped since opendir"): a snapshot (`opendir`) taken before `rename a -> b`, read after the folder's listing
     /// was dropped, linked `a` to the renamed file's node; the kernel then opened `b`'s file for an `open(O_CREAT)`
@@ -89,7 +101,7 @@ final class CoreRegressionTests: XCTestCase {
         }
         XCTAssertEqual(outcomes.map(\.errno), [0, 0])
         XCTAssertEqual(pending, 0, "the entry was parked")
-        XCTAssertEqual(files, ["f1": content.bytes])
+        XCTAssertEqual(Self.named(files, ["first": content.bytes]), ["f1": "first"])
     }
 
     /// Seed 33015 (real mount, faults `all`; fixed by d37b7fc, "a lost-answer upload's file found after its entry's
@@ -120,7 +132,7 @@ final class CoreRegressionTests: XCTestCase {
             return (outcomes, run.boxFiles(under: "t0"))
         }
         XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0])
-        XCTAssertEqual(files, ["f": g.bytes])
+        XCTAssertEqual(Self.named(files, ["g": g.bytes, "f": Fill(length: 100, seed: 4).bytes]), ["f": "g"])
     }
 
     /// Seed 31025 (real mount, faults `all`; fixed by 2cf6646, "a namespace call that meets a hidden lost-answer
@@ -152,7 +164,7 @@ final class CoreRegressionTests: XCTestCase {
         XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0, 0, 0])
         XCTAssertEqual(outcomes[4], Outcome(text: "a:file:120"))
         XCTAssertEqual(outcomes[5], Outcome(bytes: a.bytes))
-        XCTAssertEqual(files, ["a": a.bytes])
+        XCTAssertEqual(Self.named(files, ["a": a.bytes, "x": Fill(length: 80, seed: 6).bytes]), ["a": "a"])
         XCTAssertEqual(aID, xID, "x's file, renamed, with a's content as its next version")
     }
 
@@ -182,7 +194,7 @@ final class CoreRegressionTests: XCTestCase {
         XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0])
         XCTAssertEqual(outcomes[2], Outcome(bytes: content.bytes))
         XCTAssertEqual(outcomes[3], Outcome(text: "f1:file:700"))
-        XCTAssertEqual(files, ["f1": content.bytes], "Box holds the file at its new name only")
+        XCTAssertEqual(Self.named(files, ["content": content.bytes]), ["f1": "content"], "Box holds the file at its new name only")
         XCTAssertEqual(uploads, 1, "the file that landed was moved, not sent again")
     }
 
@@ -217,7 +229,8 @@ final class CoreRegressionTests: XCTestCase {
         XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0, 0, 0, 0])
         XCTAssertEqual(outcomes[6], Outcome(bytes: zero.bytes + more.bytes), "f1 holds the second rename and the append")
         XCTAssertEqual(pending, 0, "an upload is tried for ever")
-        XCTAssertEqual(files, ["f1": zero.bytes + more.bytes], "no leftover, no conflicted copy")
+        XCTAssertEqual(Self.named(files, ["one": one.bytes, "zero": zero.bytes, "three": Fill(length: 200, seed: 11).bytes]),
+                       ["f1": "zero+50 B"], "no leftover, no conflicted copy")
         XCTAssertEqual(ids[1], ids[0], "the same Box file takes each save")
     }
 
@@ -252,6 +265,41 @@ final class CoreRegressionTests: XCTestCase {
         let expected = Array(start.bytes.prefix(3)) + [UInt8](repeating: 0, count: 97)
         XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0])
         XCTAssertEqual(outcomes[3], Outcome(bytes: expected))
-        XCTAssertEqual(files, ["t": expected])
+        XCTAssertEqual(Self.named(files, ["start": start.bytes, "sta": Array(start.bytes.prefix(3)), "sta+97 zeros": expected]),
+                       ["t": "sta+97 zeros"])
+    }
+
+    /// Seed 9220 (real mount, a `kill -9`; fixed by 5027d53, "leftovers are journaled until Box confirms their
+    /// removal ... removed by the next mount after a kill"): new `tmp` renamed over the Box file `f` while its first
+    /// upload was on the wire; the upload landed as `tmp`, a leftover of the mount's own, whose removal failed (503s)
+    /// and was then cut short by a kill. Box kept `tmp` for good, a name the mount showed free (a new `tmp` later
+    /// met it as a 409 and became a conflicted copy).
+    func testALeftoverWhoseRemovalFailedIsRemovedAfterAKillAndRemount() throws {
+        let old = Fill(length: 90, seed: 13), saved = Fill(length: 60, seed: 14)
+        let (outcomes, files) = try scenario { run, thread -> ([Outcome], [String: [UInt8]]) in
+            let box = run.box
+            var outcomes = [await thread.run(.writeFile("f", old))]
+            await run.settled()
+            let upload = box.addRule(FakeBoxRule("POST", FakeBoxRule.newFile, .hold(losingTheAnswer: false)))
+            outcomes.append(await thread.run(.writeFile("tmp", saved)))
+            try Self.expect(await box.waitUntilUsed(upload), "tmp's first upload is on the wire")
+            let removal = box.addRule(FakeBoxRule("DELETE", "/2.0/files/", count: .max, .status(503)))
+            outcomes.append(await thread.run(.rename("tmp", "f")))
+            box.release(upload)
+            try Self.expect(await box.waitUntilUsed(removal), "the removal of what landed as tmp fails")
+            _ = await run.pendingSettled()
+            try await run.remount(writeBackDelay: 0, kill: true) { box.removeRule(removal) }
+            let deadline = ContinuousClock.now + .seconds(3)
+            while run.boxFiles(under: "t0").count > 1, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+            outcomes.append(await thread.run(.list("")))
+            outcomes.append(await thread.run(.read("f")))
+            return (outcomes, run.boxFiles(under: "t0"))
+        }
+        XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0, 0])
+        XCTAssertEqual(outcomes[3], Outcome(text: "f:file:60"))
+        XCTAssertEqual(outcomes[4], Outcome(bytes: saved.bytes))
+        XCTAssertEqual(Self.named(files, ["old": old.bytes, "saved": saved.bytes]), ["f": "saved"], "no leftover on Box")
     }
 }
