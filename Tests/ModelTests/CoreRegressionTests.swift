@@ -302,4 +302,61 @@ final class CoreRegressionTests: XCTestCase {
         XCTAssertEqual(outcomes[4], Outcome(bytes: saved.bytes))
         XCTAssertEqual(Self.named(files, ["old": old.bytes, "saved": saved.bytes]), ["f": "saved"], "no leftover on Box")
     }
+
+    /// Seeds 27015, 27021, 27026 (real mount, faults `all`; fixed by 0a1b81d, "a dropped upload entry whose
+    /// attempt's answer was lost removes what Box stored"): new `f`'s first upload was stored by Box with its answer
+    /// lost, and `f` was deleted while the upload waited to be tried again. The mount took it for a file Box never
+    /// had, so nothing removed what Box stored: the deleted file came back, on Box and in the mount.
+    func testANewFileDeletedAfterItsUploadsAnswerWasLostLeavesNothingOnBox() throws {
+        let (outcomes, files) = try scenario { run, thread -> ([Outcome], [String: [UInt8]]) in
+            let box = run.box
+            let lost = box.addRule(FakeBoxRule("POST", FakeBoxRule.newFile, .loseAnswer))
+            let refused = box.addRule(FakeBoxRule("POST", FakeBoxRule.newFile, count: .max, .status(503)))
+            var outcomes = [await thread.run(.writeFile("f", Fill(length: 150, seed: 15)))]
+            try Self.expect(await box.waitUntilUsed(lost), "Box stored f, its answer lost")
+            outcomes.append(await thread.run(.unlink("f")))
+            box.removeRule(refused)
+            _ = await run.pendingSettled()
+            let deadline = ContinuousClock.now + .seconds(1)
+            while !run.boxFiles(under: "t0").isEmpty, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+            outcomes.append(await thread.run(.list("")))
+            return (outcomes, run.boxFiles(under: "t0"))
+        }
+        XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0])
+        XCTAssertEqual(outcomes[2], Outcome(text: ""))
+        XCTAssertEqual(Self.named(files, ["f": Fill(length: 150, seed: 15).bytes]), [:], "Box holds nothing")
+    }
+
+    /// Seed 30056, its kill (real mount, faults `all`; fixed by 5609333, "forget a sent place only once saved"):
+    /// `old`'s first upload was stored with its answer lost, and `old` renamed to `new`. The entry's next attempt
+    /// found Box's file at `old` and forgot that place in the journal at once; the daemon was killed before it saved
+    /// what it found, so the next run sent the content up as a new `new`, and the file stayed under `old` for good.
+    /// Here the kill comes while the found file is being fetched.
+    func testAKillAfterARenamedFilesLostUploadWasFoundLeavesNothingUnderTheOldName() throws {
+        let content = Fill(length: 250, seed: 16)
+        let (outcomes, files, storedID, newID) = try scenario { run, thread -> ([Outcome], [String: [UInt8]], String?, String?) in
+            let box = run.box
+            let lost = box.addRule(FakeBoxRule("POST", FakeBoxRule.newFile, .loseAnswer))
+            let refused = box.addRule(FakeBoxRule("POST", FakeBoxRule.newFile, count: .max, .status(503)))
+            var outcomes = [await thread.run(.writeFile("old", content))]
+            try Self.expect(await box.waitUntilUsed(lost), "Box stored old, its answer lost")
+            let stored = try XCTUnwrap(box.snapshot.tree()["t0/old"]?.id)
+            outcomes.append(await thread.run(.rename("old", "new")))
+            let fetch = box.addRule(FakeBoxRule("GET", "/2.0/files/\(stored)", .hold(losingTheAnswer: true)))
+            box.removeRule(refused)
+            try Self.expect(await box.waitUntilUsed(fetch), "the next attempt found the file under old and fetches it")
+            try await run.remount(writeBackDelay: 0, kill: true) { box.release(fetch) }
+            _ = await run.pendingSettled()
+            outcomes.append(await thread.run(.list("")))
+            outcomes.append(await thread.run(.read("new")))
+            return (outcomes, run.boxFiles(under: "t0"), stored, box.snapshot.tree()["t0/new"]?.id)
+        }
+        XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0])
+        XCTAssertEqual(outcomes[2], Outcome(text: "new:file:250"))
+        XCTAssertEqual(outcomes[3], Outcome(bytes: content.bytes))
+        XCTAssertEqual(Self.named(files, ["content": content.bytes]), ["new": "content"], "nothing under old")
+        XCTAssertEqual(newID, storedID, "the file Box stored was moved, not sent again")
+    }
 }
