@@ -359,4 +359,55 @@ final class CoreRegressionTests: XCTestCase {
         XCTAssertEqual(Self.named(files, ["content": content.bytes]), ["new": "content"], "nothing under old")
         XCTAssertEqual(newID, storedID, "the file Box stored was moved, not sent again")
     }
+
+    /// Seed 11045 (real mount; fixed by 98614f9, "renames follow the source by its inode"): a rename of the new file
+    /// `d0/f3` over `f2` took the source's item before waiting for the target folder's listing, and the source's
+    /// first upload landed meanwhile, giving its inode the Box id; the rename went on with the made-up `local-N` id
+    /// (a local copy or a Box rename of `local-1`: `EIO`), or left the renamed name on the source's own Box file,
+    /// which it then sent to the trash (`ENOENT` at the next open). Here Box holds the rename's listing of the
+    /// target folder while the upload lands.
+    func testARenameOverAFileWhileTheSourcesFirstUploadLandsKeepsItsContent() throws {
+        let old = Fill(length: 70, seed: 17), new = Fill(length: 110, seed: 18)
+        let (outcomes, renamed, files, ids) = try scenario { run, thread -> ([Outcome], Int32, [String: [UInt8]], [String?]) in
+            let box = run.box
+            var outcomes = [await thread.run(.writeFile("f2", old)), await thread.run(.mkdir("d0"))]
+            await run.settled()
+            let before = box.snapshot.tree()["t0/f2"]?.id
+            let folderID = try XCTUnwrap(box.snapshot.tree()["t0/"]?.id)
+            let upload = box.addRule(FakeBoxRule("POST", FakeBoxRule.newFile, .hold(losingTheAnswer: false)))
+            outcomes.append(await thread.run(.writeFile("d0/f3", new)))
+            try Self.expect(await box.waitUntilUsed(upload), "f3's first upload is on the wire")
+            let core = thread.core
+            let folder = try await core.lookup(parent: FileSystem.rootInode, name: "t0").inode
+            let d0 = try await core.lookup(parent: folder, name: "d0").inode
+            _ = try await core.lookup(parent: d0, name: "f3")
+            _ = try await core.lookup(parent: folder, name: "f2")
+            // The rename lists the target folder again; Box holds that listing until the upload has landed.
+            core.dropAllListings()
+            let listing = box.addRule(FakeBoxRule("GET", "/2.0/folders/\(folderID)/items", .hold(losingTheAnswer: false)))
+            let rename = Task { () -> Int32 in
+                do throws(FSError) {
+                    try await core.rename(parent: d0, name: "f3", newParent: folder, newName: "f2", noReplace: false)
+                } catch {
+                    return error.errno
+                }
+                return 0
+            }
+            try Self.expect(await box.waitUntilUsed(listing), "the rename lists the target folder")
+            box.release(upload)
+            _ = await run.pendingSettled()
+            box.release(listing)
+            let renamed = await rename.value
+            outcomes.append(await thread.run(.read("f2")))
+            outcomes.append(await thread.run(.list("d0")))
+            _ = await run.pendingSettled()
+            return (outcomes, renamed, run.boxFiles(under: "t0"), [before, box.snapshot.tree()["t0/f2"]?.id])
+        }
+        XCTAssertEqual(renamed, 0, "rename d0/f3 -> f2")
+        XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0, 0])
+        XCTAssertEqual(outcomes[3], Outcome(bytes: new.bytes))
+        XCTAssertEqual(outcomes[4], Outcome(text: ""))
+        XCTAssertEqual(Self.named(files, ["old": old.bytes, "new": new.bytes]), ["f2": "new"])
+        XCTAssertEqual(ids[1], ids[0], "f3's content is f2's next version")
+    }
 }
