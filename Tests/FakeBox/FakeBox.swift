@@ -5,7 +5,8 @@ import Synchronization
 /// An in-process Box: answers the HTTP requests of `BoxClient` (the API, uploads, downloads) from a
 /// `FakeBoxState`, with no socket and no thread of its own, so the filesystem core can be driven whole (the
 /// uploader and the read path included) thousands of times a minute. Faults are drawn from a seeded generator:
-/// error statuses before a change is made, answers lost after it was made, downloads cut part-way.
+/// error statuses before a change is made, answers lost after it was made, downloads cut part-way. A test
+/// also sets rules (`FakeBoxRule`) that do one of these to chosen requests, or hold one on the wire until released.
 ///
 /// Lock order: `state` is a leaf; nothing is called while it is held (bodies are delivered after).
 public final class FakeBox: HTTPSending {
@@ -69,7 +70,10 @@ public final class FakeBox: HTTPSending {
 
     /// The rule acts on no more requests (those it holds stay held until `release`).
     public func removeRule(_ id: Int) {
-        state.withLock { shared in shared.rules[id].map { shared.rules[id]!.rule.count = $0.used } }
+        state.withLock { shared in
+            guard let used = shared.rules[id]?.used else { return }
+            shared.rules[id]?.rule.count = used
+        }
     }
 
     /// Lets the requests a `hold` rule holds go on (and those it would hold later pass at once).
@@ -105,7 +109,9 @@ public final class FakeBox: HTTPSending {
         if let ruled, case .hold = ruled.action {
             // On the wire: Box does nothing with it until the test lets it go (a killed client's request too).
             while !state.withLock({ $0.rules[ruled.id]?.released ?? true }) {
-                try? await Task.sleep(for: .milliseconds(1))
+                // Held for a cancelled task too (a killed daemon's request stays on the wire), whose own sleep
+                // would end at once.
+                await Task.detached { try? await Task.sleep(for: .milliseconds(1)) }.value
             }
         }
         let answer = state.withLock { shared -> FakeAnswer in
