@@ -5,7 +5,8 @@ import Synchronization
 /// An in-process Box: answers the HTTP requests of `BoxClient` (the API, uploads, downloads) from a
 /// `FakeBoxState`, with no socket and no thread of its own, so the filesystem core can be driven whole (the
 /// uploader and the read path included) thousands of times a minute. Faults are drawn from a seeded generator:
-/// error statuses before a change is made, answers lost after it was made, downloads cut part-way.
+/// error statuses before a change is made, answers lost after it was made, downloads cut part-way. A test
+/// also sets rules (`FakeBoxRule`) that do one of these to chosen requests, or hold one on the wire until released.
 ///
 /// Lock order: `state` is a leaf; nothing is called while it is held (bodies are delivered after).
 public final class FakeBox: HTTPSending {
@@ -20,6 +21,24 @@ public final class FakeBox: HTTPSending {
         var random: SplitMix64
         var requests: [String] = []
         var unknownRoutes: [String] = []
+        var rules: [Int: RuleState] = [:]
+        var nextRule = 1
+    }
+
+    struct RuleState {
+        var rule: FakeBoxRule
+        var seen = 0
+        var used = 0
+        var released = false
+
+        /// Whether this request is one the rule acts on (counting it when it is).
+        mutating func takes(method: String, path: String) -> Bool {
+            guard rule.method.isEmpty || rule.method == method, path.hasPrefix(rule.pathPrefix) else { return false }
+            seen += 1
+            guard seen > rule.skip, used < rule.count else { return false }
+            used += 1
+            return true
+        }
     }
 
     public init(faults: FakeBoxFaults = FakeBoxFaults(), seed: UInt64 = 1) {
@@ -37,6 +56,42 @@ public final class FakeBox: HTTPSending {
 
     public func setFaults(_ faults: FakeBoxFaults) { state.withLock { $0.faults = faults } }
 
+    /// Adds a rule for the requests it matches (boxsim's fault rules, in the fake: an error, an answer lost, a
+    /// request held on the wire until `release`); answers its id.
+    @discardableResult
+    public func addRule(_ rule: FakeBoxRule) -> Int {
+        state.withLock { shared in
+            let id = shared.nextRule
+            shared.nextRule += 1
+            shared.rules[id] = RuleState(rule: rule)
+            return id
+        }
+    }
+
+    /// The rule acts on no more requests (those it holds stay held until `release`).
+    public func removeRule(_ id: Int) {
+        state.withLock { shared in
+            guard let used = shared.rules[id]?.used else { return }
+            shared.rules[id]?.rule.count = used
+        }
+    }
+
+    /// Lets the requests a `hold` rule holds go on (and those it would hold later pass at once).
+    public func release(_ id: Int) { state.withLock { $0.rules[id]?.released = true } }
+
+    /// How many requests the rule has acted on.
+    public func uses(of id: Int) -> Int { state.withLock { $0.rules[id]?.used ?? 0 } }
+
+    /// Waits (`seconds` at most) until the rule has acted on `count` requests; answers whether it has.
+    public func waitUntilUsed(_ id: Int, count: Int = 1, seconds: Double = 10) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while uses(of: id) < count {
+            if ContinuousClock.now > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return true
+    }
+
     /// A change made on Box by someone else (the web app, another machine), applied between requests.
     public func change<T>(_ body: (inout FakeBoxState) throws(FakeBoxError) -> T) throws(FakeBoxError) -> T {
         try state.withLock { shared throws(FakeBoxError) -> T in try body(&shared.box) }
@@ -44,15 +99,35 @@ public final class FakeBox: HTTPSending {
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body = try Self.bodyBytes(request.body)
+        let path = Self.path(of: request.url)
+        let ruled = state.withLock { shared -> (id: Int, action: FakeBoxRule.Action)? in
+            for id in shared.rules.keys.sorted() where shared.rules[id]!.takes(method: request.method.rawValue, path: path) {
+                return (id, shared.rules[id]!.rule.action)
+            }
+            return nil
+        }
+        if let ruled, case .hold = ruled.action {
+            // On the wire: Box does nothing with it until the test lets it go (a killed client's request too).
+            while !state.withLock({ $0.rules[ruled.id]?.released ?? true }) {
+                // Held for a cancelled task too (a killed daemon's request stays on the wire), whose own sleep
+                // would end at once.
+                await Task.detached { try? await Task.sleep(for: .milliseconds(1)) }.value
+            }
+        }
         let answer = state.withLock { shared -> FakeAnswer in
-            shared.requests.append("\(request.method.rawValue) \(Self.path(of: request.url))")
+            shared.requests.append("\(request.method.rawValue) \(path)")
             let roll = shared.random.unit()
             let faults = shared.faults
             var router = FakeBoxRouter(box: shared.box)
+            if case .status(let status)? = ruled?.action {
+                return FakeAnswer.error(status, status >= 500 ? "internal_server_error" : "fake_rule", "rule")
+            }
             if roll < faults.errorRate, !request.url.contains("/dl/") {
                 return FakeAnswer.error(roll < faults.errorRate / 2 ? 500 : 503, "internal_server_error", "fault")
             }
             var answer = router.answer(request, body: body)
+            if case .hold(let lose)? = ruled?.action, lose { answer.lost = true }
+            if case .loseAnswer? = ruled?.action { answer.lost = true }
             shared.box = router.box
             if router.unknown { shared.unknownRoutes.append("\(request.method.rawValue) \(request.url)") }
             let lost = shared.random.unit()
@@ -126,6 +201,37 @@ public final class FakeBox: HTTPSending {
         }
         return bytes
     }
+}
+
+/// What the fake does to the requests a rule matches (method, and a prefix of the URL's path such as
+/// `/api/2.0/files/content`, a new file's upload), after `skip` of them, for `count` of them.
+public struct FakeBoxRule: Sendable {
+    public enum Action: Sendable {
+        /// Answers this status before anything is done.
+        case status(Int)
+        /// Box makes the change; the answer is lost (the connection closes).
+        case loseAnswer
+        /// The request waits on the wire until `FakeBox.release`, then Box handles it; `losingTheAnswer`: the
+        /// answer is then lost (the client died meanwhile).
+        case hold(losingTheAnswer: Bool)
+    }
+
+    public var method: String
+    public var pathPrefix: String
+    public var skip: Int
+    public var count: Int
+    public var action: Action
+
+    public init(_ method: String = "", _ pathPrefix: String, skip: Int = 0, count: Int = 1, _ action: Action) {
+        self.method = method
+        self.pathPrefix = pathPrefix
+        self.skip = skip
+        self.count = count
+        self.action = action
+    }
+
+    /// A new file's upload.
+    public static let newFile = "/api/2.0/files/content"
 }
 
 /// Which faults the fake injects, each a probability per request.

@@ -106,8 +106,10 @@ struct FakeBoxRouter {
             case .preconditionFailed: return .error(412, "precondition_failed", "The resource has been modified.")
             case .badRequest(let code, let message): return .error(400, code, message)
             case .nameInUse(let holder):
+                // Box names the holder in its mini form: no parent, no size, no dates (as boxsim does).
+                let mini = json(holder).filter { ["type", "id", "name", "etag", "sequence_id", "sha1", "file_version"].contains($0.key) }
                 return .error(409, "item_name_in_use", "Item with the same name already exists",
-                              context: ["conflicts": [json(holder)]])
+                              context: ["conflicts": [mini]])
             }
         }
     }

@@ -86,9 +86,11 @@ final class CoreModelRun: @unchecked Sendable {
         return executors
     }
 
-    /// Unmounts (what is pending is sent first) and mounts again, with uploads held back `writeBackDelay` seconds.
-    func remount(writeBackDelay: Double) async throws {
-        await unmount(kill: false)
+    /// Unmounts (what is pending is sent first; for a `kill`, nothing more reaches Box or the journal) and mounts
+    /// again, with uploads held back `writeBackDelay` seconds; `beforeMounting` runs while no core is mounted.
+    func remount(writeBackDelay: Double, kill: Bool = false, beforeMounting: (() async -> Void)? = nil) async throws {
+        await unmount(kill: kill)
+        await beforeMounting?()
         self.writeBackDelay = writeBackDelay
         try await mount()
         for executor in executors { executor.core = core! }
@@ -113,6 +115,25 @@ final class CoreModelRun: @unchecked Sendable {
 
     /// Waits until nothing is being uploaded or due.
     func settled() async { await uploadsSettled() }
+
+    /// Waits (`seconds` at most) until the journal holds nothing; answers how many entries are left.
+    func pendingSettled(seconds: Double = 5) async -> Int {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while true {
+            let pending = await writeBack?.uploader.status().pendingCount ?? 0
+            if pending == 0 || ContinuousClock.now > deadline { return pending }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// The files on Box under `folder` (a path from the root, e.g. `t0`): path to content.
+    func boxFiles(under folder: String) -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        for (path, item) in box.snapshot.tree() where item.kind == .file && path.hasPrefix(folder + "/") {
+            files[String(path.dropFirst(folder.count + 1))] = item.content
+        }
+        return files
+    }
 
     private func runSteps() async -> Divergence? {
         var index = 0
