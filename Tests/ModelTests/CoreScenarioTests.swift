@@ -72,43 +72,39 @@ final class CoreScenarioTests: XCTestCase {
     /// once the folder's node was not in memory: after a remount the tree holds the root only, and here Box cannot
     /// be asked (every request fails). So did a file moved into a folder before its upload.
     func testStatusNamesWaitingUploadsByTheirPathsAfterARemount() throws {
-        let names = Mutex<[String]>([])
-        let outcomes = try scenario { run, thread in
-            var outcomes: [Outcome] = []
-            try await run.remount(writeBackDelay: 60)
-            outcomes.append(await thread.run(.mkdir("docs")))
-            outcomes.append(await thread.run(.mkdir("docs/deep")))
-            outcomes.append(await thread.run(.writeFile("docs/deep/new.txt", Fill(length: 100, seed: 1))))
-            outcomes.append(await thread.run(.writeFile("moved.txt", Fill(length: 200, seed: 2))))
-            outcomes.append(await thread.run(.rename("moved.txt", "docs/moved.txt")))
-            try await run.killAndRemount(faults: FakeBoxFaults(errorRate: 1))
-            let report = await thread.core.statusReport()
-            names.withLock { $0 = report.uploads.map(\.name).sorted() }
-            run.box.setFaults(.off)
-            return outcomes
-        }
+        let (outcomes, names) = try waitingUploadNamesAfterAKill(following: [
+            .mkdir("docs"), .mkdir("docs/deep"), .writeFile("docs/deep/new.txt", Fill(length: 100, seed: 1)),
+            .writeFile("moved.txt", Fill(length: 200, seed: 2)), .rename("moved.txt", "docs/moved.txt"),
+        ])
         XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0, 0])
-        XCTAssertEqual(names.withLock { $0 }, ["t0/docs/deep/new.txt", "t0/docs/moved.txt"])
+        XCTAssertEqual(names, ["t0/docs/deep/new.txt", "t0/docs/moved.txt"])
     }
 
     /// A folder holding a waiting upload renamed, then the mount killed: status named the file by the folder's old
     /// path (kept when the file was written), since the new mount does not hold the folder.
     func testStatusNamesAWaitingUploadByItsFolderPathAfterTheFolderIsRenamed() throws {
+        let (outcomes, names) = try waitingUploadNamesAfterAKill(following: [
+            .mkdir("docs"), .mkdir("docs/deep"), .writeFile("docs/deep/new.txt", Fill(length: 100, seed: 1)),
+            .rename("docs", "papers"),
+        ])
+        XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0])
+        XCTAssertEqual(names, ["t0/papers/deep/new.txt"])
+    }
+
+    /// Runs `ops` with uploads held back, kills the core and mounts it again over a Box that fails every request;
+    /// answers the ops' outcomes and the paths `boxfs status` names the waiting uploads by.
+    private func waitingUploadNamesAfterAKill(following ops: [Op]) throws -> ([Outcome], [String]) {
         let names = Mutex<[String]>([])
         let outcomes = try scenario { run, thread in
             var outcomes: [Outcome] = []
             try await run.remount(writeBackDelay: 60)
-            outcomes.append(await thread.run(.mkdir("docs")))
-            outcomes.append(await thread.run(.mkdir("docs/deep")))
-            outcomes.append(await thread.run(.writeFile("docs/deep/new.txt", Fill(length: 100, seed: 1))))
-            outcomes.append(await thread.run(.rename("docs", "papers")))
+            for op in ops { outcomes.append(await thread.run(op)) }
             try await run.killAndRemount(faults: FakeBoxFaults(errorRate: 1))
             let report = await thread.core.statusReport()
             names.withLock { $0 = report.uploads.map(\.name).sorted() }
             run.box.setFaults(.off)
             return outcomes
         }
-        XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0])
-        XCTAssertEqual(names.withLock { $0 }, ["t0/papers/deep/new.txt"])
+        return (outcomes, names.withLock { $0 })
     }
 }
