@@ -26,6 +26,9 @@ enum WriteBackSetup {
         let journal = try UploadJournal(directory: directory)
         let configuration = UploaderConfiguration(writeBackDelay: options.writeBackDelay)
         let uploader = Uploader(journal: journal, client: client, configuration: configuration, logger: logger)
+        // Uploads that failed while Box was out of reach wait out their backoff (up to 5 minutes): once Box answers
+        // again (noticed by any call, the event stream's retries among them) they are tried at once, in order.
+        client.connectivity.whenReachedAgain { Task { _ = await uploader.retryNow() } }
         return (WriteBackContext(journal: journal, uploader: uploader, stagingDirectory: staging), lock)
     }
 

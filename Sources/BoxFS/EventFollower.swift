@@ -95,7 +95,11 @@ public final class EventFollower: Sendable {
                 }
                 lastFailure = reason
                 filesystem.updateEventStream { $0.enter(.fallback, error: reason) }
-                try? await Task.sleep(for: .milliseconds(Int((refused ? Self.refusedRetry : backoff) * 1000)))
+                // While Box is out of reach, the stream is tried every few seconds: its call is what notices Box
+                // answering again (and then the waiting uploads go, `Connectivity.whenReachedAgain`).
+                let wait = refused ? Self.refusedRetry
+                    : client.connectivity.offline != nil ? min(backoff, Self.offlineRetry) : backoff
+                try? await Task.sleep(for: .milliseconds(Int(wait * 1000)))
                 backoff = min(backoff * 2, 60)
             }
         }
@@ -103,6 +107,8 @@ public final class EventFollower: Sendable {
 
     /// Seconds between asks while Box refuses the stream to this token (403).
     static let refusedRetry = 900.0
+    /// The longest wait between tries while Box is out of reach: how soon its return is noticed.
+    static let offlineRetry = 3.0
 
     /// Long-polls realtime servers until a failure; each `new_change` is caught up on at once.
     private func poll(_ position: inout String?, seen: inout SeenEvents) async throws {

@@ -91,6 +91,37 @@ final class OfflineAndLogTests: WriteTestCase {
         }
     }
 
+    /// An upload that failed while Box was out of reach waits out its backoff (1 s doubling, up to 5 minutes); once
+    /// Box answers again, which the event stream's tries notice within a few seconds, it is tried at once: it reaches
+    /// Box before the try its backoff had scheduled (read from `boxfs status`).
+    func testWhenBoxAnswersAgainTheWaitingUploadsAreTriedAtOnce() async throws {
+        let seed = try SeedTree.make(texts: ["a.txt": "a\n"])
+        temporaryDirectories.append(seed)
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("boxsim-data-\(UUID().uuidString)")
+        temporaryDirectories.append(data)
+        let sim = try await BoxSimProcess.start(seed: seed, dataDirectory: data)
+        boxsim = sim
+        let fixture = try mountWritable()
+        XCTAssertEqual(try succeed(["ls", fixture.mountpoint.path]), "a.txt\n")
+        sim.stop()
+        try await waitUntilOffline(fixture)
+        try succeed(["sh", "-c", "echo waiting > '\(fixture.path("w.txt"))'"])
+        // Wait until the upload's next try is at least 8 s away (its backoff grows as its tries fail).
+        let nextTry = try await Poll.until("a try of w.txt 8 s away", timeout: 90, interval: 0.5) { () -> Date? in
+            let uploads = try self.statusJSON(fixture)["uploads"] as? [[String: Any]] ?? []
+            let next = (uploads.first?["next_attempt"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) }
+            return next.flatMap { $0.timeIntervalSinceNow >= 8 ? $0 : nil }
+        }
+
+        let port = try XCTUnwrap(URL(string: sim.baseURL)?.port)
+        let restarted = Date()
+        boxsim = try await BoxSimProcess.start(extraArgs: ["--port", String(port)], dataDirectory: data)
+        try await Poll.until("w.txt on Box", timeout: 60, interval: 0.2) { try self.api.entry(at: "w.txt") }
+        let landed = Date()
+        print("OfflineAndLogTests: a waiting upload reached Box \(String(format: "%.1f", landed.timeIntervalSince(restarted))) s after Box came back; its backoff's next try was \(String(format: "%.1f", nextTry.timeIntervalSince(restarted))) s after")
+        XCTAssertLessThan(landed, nextTry, "tried when Box answered again, not when its backoff ran out")
+    }
+
     func testWithoutSyslogABackgroundDaemonLogsToAFileUnderCacheDirThatStatusNames() async throws {
         var device = stat()
         if stat("/dev/log", &device) == 0 { throw XCTSkip("this machine has syslog at /dev/log") }

@@ -12,6 +12,8 @@ public final class Connectivity: Sendable {
     }
 
     private let state = Mutex<Offline?>(nil)
+    /// Run (off any lock) each time Box answers again after being out of reach.
+    private let reachedAgain = Mutex<[@Sendable () -> Void]>([])
     private let logger: Logger
 
     public init(logger: Logger) {
@@ -25,6 +27,13 @@ public final class Connectivity: Sendable {
         guard let ended = state.withLock({ value -> Offline? in defer { value = nil }; return value }) else { return }
         let seconds = Int(Date().timeIntervalSince(ended.since).rounded())
         logger.notice("Box answers again (it was unreachable for \(seconds) s)")
+        for action in reachedAgain.withLock({ $0 }) { action() }
+    }
+
+    /// Runs `action` each time Box answers again after being out of reach (the uploads waiting out their backoff
+    /// are tried at once, say). `action` must return at once.
+    public func whenReachedAgain(_ action: @escaping @Sendable () -> Void) {
+        reachedAgain.withLock { $0.append(action) }
     }
 
     func unreachable(_ reason: String) {
