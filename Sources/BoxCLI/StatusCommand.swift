@@ -115,7 +115,9 @@ enum StatusText {
     static func render(mountpoint: String, report: StatusReport) -> String {
         var lines = ["\(mountpoint): " + summary(report)]
         if let since = report.offlineSince {
-            lines.append("  offline since \(ISO8601DateFormatter().string(from: since)): \(report.offlineReason ?? "Box cannot be reached")")
+            let waiting = counted(report.uploads.count, "change", "changes")
+            lines.append("  offline since \(ISO8601DateFormatter().string(from: since)), \(waiting) waiting: "
+                + (report.offlineReason ?? "Box cannot be reached"))
         }
         for upload in report.uploads {
             var line = "  \(upload.state.padding(toLength: 9, withPad: " ", startingAt: 0)) \(mountpoint)/\(upload.name)"

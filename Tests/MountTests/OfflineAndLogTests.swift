@@ -81,6 +81,8 @@ final class OfflineAndLogTests: WriteTestCase {
         XCTAssertEqual(written.status, 0, written.stderr)
         XCTAssertLessThan(took, 3, "accepted at once")
         XCTAssertEqual(try succeed(["cat", fixture.path("docs/new.txt")]), "new\n")
+        let status = try succeed([try MountFixture.locateBinary().path, "status", fixture.mountpoint.path])
+        XCTAssertTrue(status.contains(", 1 change waiting: "), status)
 
         // Box again, on the same data and address: the file goes up without anyone asking.
         let port = try XCTUnwrap(URL(string: sim.baseURL)?.port)
