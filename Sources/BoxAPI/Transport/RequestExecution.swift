@@ -32,6 +32,7 @@ extension BoxClient {
             let failure: RetryPolicy.Failure
             var error: BoxAPIError
             do {
+                try await pace(request)
                 let started = ContinuousClock.now
                 let response: HTTPResponse
                 do {
