@@ -169,3 +169,15 @@ private final class ManualClock: @unchecked Sendable {
         set { lock.withLock { value = newValue } }
     }
 }
+
+extension TokenBucketTests {
+    /// The mount's first call, made before it knew the account, is counted once.
+    func testAChargedCallIsCountedOnce() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pacing-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = try XCTUnwrap(PacingStateFile(path: folder.appendingPathComponent("account").path))
+        let pacer = Pacer(limits: PacingLimits(), file: file, clock: { 1000 })
+        await pacer.charge([.callsPerMinute])
+        XCTAssertEqual(file.update { $0.spent[.callsPerMinute] }, .some([1000]))
+    }
+}

@@ -75,7 +75,9 @@ public final class Pacer: Sendable {
         let limits = self.limits
         if let file {
             // Tried a few times; a call not counted costs at most one 429, which the retry policy waits out.
-            for _ in 0..<100 where file.update({ $0.record(paced, limits: limits, now: now) }) == nil {
+            var tries = 0
+            while file.update({ $0.record(paced, limits: limits, now: now) }) == nil, tries < 100 {
+                tries += 1
                 try? await Task.sleep(nanoseconds: 1_000_000)
             }
         } else {
