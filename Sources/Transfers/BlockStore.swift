@@ -231,7 +231,8 @@ public final class BlockStore: Sendable {
             // Registered under the lock that `run` reads it with; the task removes itself when done.
             state.preparing[file] = Task { [weak self] in
                 do {
-                    try await preparer(file)
+                    // Read-ahead: background, so a read a user waits on takes the pace's next token first.
+                    try await CallPriority.background { try await preparer(file) }
                 } catch {
                     logger.debug("could not prepare the download of file \(file.id): \(error)")
                 }
