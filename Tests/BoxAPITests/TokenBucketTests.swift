@@ -181,3 +181,19 @@ extension TokenBucketTests {
         XCTAssertEqual(file.update { $0.spent[.callsPerMinute] }, .some([1000]))
     }
 }
+
+extension TokenBucketTests {
+    /// Another account's or server's file untouched for a day goes when a bucket is opened beside it.
+    func testAFileUntouchedForADayIsRemoved() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pacing-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let old = folder.appendingPathComponent("1-old").path
+        let recent = folder.appendingPathComponent("1-recent").path
+        for path in [old, recent] { FileManager.default.createFile(atPath: path, contents: Data("x".utf8)) }
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -90_000)], ofItemAtPath: old)
+        _ = try XCTUnwrap(PacingStateFile(path: folder.appendingPathComponent("2-mine").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: old))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: recent))
+    }
+}

@@ -25,6 +25,7 @@ public final class PacingStateFile: Sendable {
         let folder = (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(
             atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        Self.removeStale(in: folder, except: (path as NSString).lastPathComponent)
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return nil }
         self.path = path
@@ -68,6 +69,20 @@ public final class PacingStateFile: Sendable {
             offset += count
         }
         _ = ftruncate(fd, off_t(bytes.count))
+    }
+
+    /// Files of other accounts or servers untouched for a day: what they counted is long past (a file per
+    /// server accumulates where servers come and go, such as boxsim's ports in tests). A file in use is rewritten
+    /// at every call, so it is never that old.
+    static func removeStale(in folder: String, except name: String, now: Date = Date()) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for other in names where other != name {
+            let path = folder + "/" + other
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                now.timeIntervalSince(modified) > 86_400
+            else { continue }
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 
     /// The file of the account `userID` on the server `endpoint`: `$XDG_RUNTIME_DIR/boxfs/pacing/<hash>`
