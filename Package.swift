@@ -110,7 +110,8 @@ let package = Package(
         .testTarget(name: "WriteBackTests", dependencies: ["WriteBack", "CurlHTTP", "BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "BoxAuthTests", dependencies: ["BoxAuth", "BoxAPI", "BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
-        .testTarget(name: "MountTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
+        // BoxAPI: PacingTests share the mounts' pacing bucket, as another process of the account would.
+        .testTarget(name: "MountTests", dependencies: ["BoxTestSupport", "BoxAPI"], swiftSettings: strict),
         // The reference-model tier: random concurrent operations on a real mount checked against a model.
         // The reference-model tier: the same step lists on a real mount (ReferenceModelTests) and against the core
         // in-process over a fake Box (CoreModelTests).

@@ -15,6 +15,8 @@ public struct BoxClient: Sendable {
     let logger: Logger
     /// Whether Box answers, shared by every copy of this client.
     public let connectivity: Connectivity
+    /// Paces the calls under Box's limits before they are sent (nil: unpaced); shared by every copy.
+    public let pacer: Pacer?
 
     public init(
         endpoints: BoxEndpoints, http: HTTPClient, tokens: any AccessTokenProvider,
@@ -31,9 +33,10 @@ public struct BoxClient: Sendable {
     public init(
         endpoints: BoxEndpoints, sender: any HTTPSending, tokens: any AccessTokenProvider,
         extraHeaders: [(String, String)] = [], retryPolicy: RetryPolicy = .standard,
-        logger: Logger = Logger(label: "boxfs.api"), connectivity: Connectivity? = nil
+        logger: Logger = Logger(label: "boxfs.api"), connectivity: Connectivity? = nil, pacer: Pacer? = nil
     ) {
         self.connectivity = connectivity ?? Connectivity(logger: logger)
+        self.pacer = pacer
         self.endpoints = endpoints
         self.http = sender
         self.tokens = tokens
@@ -54,14 +57,21 @@ public struct BoxClient: Sendable {
         headers.append((name, value))
         return BoxClient(
             endpoints: endpoints, sender: http, tokens: tokens, extraHeaders: headers, retryPolicy: retryPolicy,
-            logger: logger, connectivity: connectivity)
+            logger: logger, connectivity: connectivity, pacer: pacer)
     }
 
     /// A copy that retries by `policy` (e.g. a quick, nearly retry-free probe at mount time).
     public func withRetryPolicy(_ policy: RetryPolicy) -> BoxClient {
         BoxClient(
             endpoints: endpoints, sender: http, tokens: tokens, extraHeaders: extraHeaders, retryPolicy: policy,
-            logger: logger, connectivity: connectivity)
+            logger: logger, connectivity: connectivity, pacer: pacer)
+    }
+
+    /// A copy whose calls `pacer` paces (nil: unpaced).
+    public func withPacer(_ pacer: Pacer?) -> BoxClient {
+        BoxClient(
+            endpoints: endpoints, sender: http, tokens: tokens, extraHeaders: extraHeaders, retryPolicy: retryPolicy,
+            logger: logger, connectivity: connectivity, pacer: pacer)
     }
 
     /// The value of an extra header, e.g. `header("As-User")`.

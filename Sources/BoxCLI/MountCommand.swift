@@ -30,6 +30,8 @@ struct MountCommand: AsyncParsableCommand {
               cache=on|off  read_ahead_kb=N
               write_back_delay=S  upload_wait=S  stall_timeout=S
               events=on|off  control_dir=NAME
+              calls_per_minute=N  uploads_per_minute=N
+              searches_per_second=N  searches_per_minute=N
               debug  log_file=PATH  nonempty  links
 
             Logs: with -f, stderr; in the background, log_file=PATH if

@@ -122,7 +122,9 @@ struct MountDaemon {
         let user = try await AuthStartup.checkUser(
             probe, asUser: asUser, rejectedTokenAdvice: account.rejectedTokenAdvice)
         logger.info("signed in to Box as user \(user.id) with \(account.label)")
-        let root = try await resolveRoot(probe)
+        // From here every call is paced under Box's limits, with the account's other mounts on this machine.
+        client = await PacingSetup.paced(client, options: options, endpoint: endpoints.apiBase, userID: user.id, logger: logger)
+        let root = try await resolveRoot(probe.withPacer(client.pacer))
         if let scopes = options.downscope {
             client = try await AuthStartup.downscoped(
                 client, scopes: scopes, root: root, parent: tokens, http: http, asUser: asUser, logger: logger)

@@ -59,6 +59,8 @@ public struct MountOptions: Equatable, Sendable {
     public var followEvents = true
     /// Keep symbolic links as Box files `NAME.boxlink` holding the target (`links`); without it `symlink` is EPERM.
     public var links = false
+    /// The numbers the mount paces its calls under (Box's by default; 0 leaves a limit unpaced).
+    public var pacingLimits = PacingLimits()
     /// The name of the control directory at the mount root (versions, trash, search): never listed, reached by name.
     public var controlDirectory = ControlDirectory.defaultName
     /// Flags passed through to the kernel mount.
@@ -195,6 +197,10 @@ public struct MountOptions: Equatable, Sendable {
                 throw ParseError(description: "option 'control_dir': '\(name)' is not a file name (no '/', not '.' or '..', at most 255 bytes)")
             }
             controlDirectory = name
+        case _ where PacedLimit(rawValue: key) != nil:
+            let count = try number(Int.self)
+            guard count >= 0 else { throw ParseError(description: "option '\(key)' must be 0 (not paced) or more") }
+            pacingLimits[PacedLimit(rawValue: key)!] = count
         case "shared_link_password_file": sharedLinkPasswordFile = try required()
         case "profile": profile = try required()
         case "as_user":

@@ -76,6 +76,9 @@ struct StatusCommand: AsyncParsableCommand {
             "cached_listings": report.cachedListings ?? NSNull(),
             "cached_listing_entries": report.cachedListingEntries ?? NSNull(),
             "nodes": report.nodes ?? NSNull(),
+            "pacing": (report.pacing ?? []).map { wait -> [String: Any] in
+                ["limit": wait.limit, "waiting": wait.waiting, "per_window": wait.perWindow]
+            },
             "uploads": report.uploads.map { upload -> [String: Any] in
                 [
                     "name": upload.name, "path": mountpoint + "/" + upload.name, "state": upload.state, "bytes_sent": upload.bytesSent,
@@ -139,6 +142,7 @@ enum StatusText {
                 lines.append("    \(formatter.string(from: error.date))  \(error.name): \(error.message)")
             }
         }
+        for wait in report.pacing ?? [] { lines.append("  " + wait.line) }
         if let line = eventsLine(report) { lines.append(line) }
         if let listings = report.cachedListings, let entries = report.cachedListingEntries, let nodes = report.nodes {
             lines.append("  in memory: \(listings) folder listing(s) of \(counted(entries, "entry", "entries")), \(nodes) node(s) the kernel holds")

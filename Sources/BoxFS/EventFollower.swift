@@ -31,7 +31,8 @@ public final class EventFollower: Sendable {
     public func start() {
         filesystem.updateEventStream { $0.enter(.starting) }
         let follower = self
-        task.withLock { $0 = Task { await follower.run() } }
+        // The stream is background work: when the pace is tight, what a user waits on goes first.
+        task.withLock { $0 = Task { await CallPriority.background { await follower.run() } } }
     }
 
     /// Stops following (the long poll in flight is cancelled) and waits for the last position to be saved.
@@ -105,13 +106,19 @@ public final class EventFollower: Sendable {
         }
     }
 
+    /// The least time between two fetches of events a long poll's wake-up asks for (`GET /2.0/events`): a
+    /// change made elsewhere after a quiet while is fetched at once, one during a busy while within this.
+    public static let minimumFetchInterval = Duration.seconds(2)
+
     /// Seconds between asks while Box refuses the stream to this token (403).
     static let refusedRetry = 900.0
     /// The longest wait between tries while Box is out of reach: how soon its return is noticed.
     static let offlineRetry = 3.0
 
-    /// Long-polls realtime servers until a failure; each `new_change` is caught up on at once.
+    /// Long-polls realtime servers until a failure; each `new_change` is caught up on, at most one fetch per
+    /// `minimumFetchInterval`.
     private func poll(_ position: inout String?, seen: inout SeenEvents) async throws {
+        var lastFetch = ContinuousClock.now
         while !Task.isCancelled {
             let server = try await client.realtimeServer()
             var polls = 0
@@ -121,7 +128,11 @@ public final class EventFollower: Sendable {
                 try Task.checkCancellation()
                 switch answer {
                 case .newChange:
+                    // Every download of the mount's own is an event of the user's stream and wakes the poll: the
+                    // wake-ups are gathered into one fetch per interval, so they cost no more than that.
+                    try await Task.sleep(until: lastFetch + Self.minimumFetchInterval, clock: .continuous)
                     position = try await catchUp(from: position, seen: &seen)
+                    lastFetch = .now
                 case .reconnect:
                     break pollThisServer
                 case .other(let message):

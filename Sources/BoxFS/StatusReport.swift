@@ -49,6 +49,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var cachedListings: Int?
     public var cachedListingEntries: Int?
     public var nodes: Int?
+    /// Calls waiting for Box's rate limits (`Pacer`), by limit; nil or empty when none wait.
+    public var pacing: [PacingWait]?
 
     /// Fills the event stream fields from `state`.
     mutating func describe(_ state: EventStreamState) {
@@ -83,6 +85,7 @@ extension FileSystem {
                 offlineReason: offline?.reason, log: options.logDestination)
             report.describe(eventStreamState)
             describeTree(&report)
+            describePacing(&report)
             return report
         }
         let status = await writeBack.uploader.status()
@@ -103,6 +106,7 @@ extension FileSystem {
             log: options.logDestination)
         report.describe(eventStreamState)
         describeTree(&report)
+        describePacing(&report)
         return report
     }
 

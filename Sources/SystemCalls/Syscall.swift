@@ -92,4 +92,9 @@ public enum Syscall {
             return false
         }
     }
+
+    /// Lets go of a `flock` (errors are not reported: the lock goes with the descriptor anyway).
+    public static func unlock(_ descriptor: Int32, path: String) {
+        _ = try? retrying("flock", path) { flock(descriptor, LOCK_UN) }
+    }
 }

@@ -31,6 +31,8 @@ public final class BlockStore: Sendable {
     /// A fetch that receives nothing for this long fails with `TransferError.stalled`, however many
     /// times the request behind it is retried meanwhile (nil: no limit here, only the HTTP layer's).
     private let stallTimeout: Duration?
+    /// The pace under Box's rate limits (nil: unpaced): while calls wait for it, a fetch that waits is not stalled.
+    private let pacer: Pacer?
     let logger: Logger
     private let state: Mutex<State>
 
@@ -101,14 +103,15 @@ public final class BlockStore: Sendable {
                 fileID: file.id, range: range, into: sink, locations: locations, version: file.version)
         }
         self.init(disk: disk, blockSize: blockSize, memoryCapacity: memoryCapacity, logger: logger,
-                  source: .stream(stream), pool: .shared, stallTimeout: stallTimeout) { file in
+                  source: .stream(stream), pool: .shared, stallTimeout: stallTimeout, pacer: client.pacer) { file in
             try await client.prepareDownload(fileID: file.id, version: file.version, locations: locations)
         }
     }
 
     init(disk: BlockCache?, blockSize: Int64, memoryCapacity: Int, logger: Logger, source: Source,
-         pool: ReceiveBufferPool, stallTimeout: Duration? = nil,
+         pool: ReceiveBufferPool, stallTimeout: Duration? = nil, pacer: Pacer? = nil,
          preparer: (@Sendable (RemoteFile) async throws -> Void)?) {
+        self.pacer = pacer
         self.disk = disk
         self.writer = disk.map { DiskWriter(cache: $0, logger: logger) }
         self.blockSize = disk.map { Int64($0.blockSize) } ?? blockSize
@@ -231,7 +234,8 @@ public final class BlockStore: Sendable {
             // Registered under the lock that `run` reads it with; the task removes itself when done.
             state.preparing[file] = Task { [weak self] in
                 do {
-                    try await preparer(file)
+                    // Read-ahead: background, so a read a user waits on takes the pace's next token first.
+                    try await CallPriority.background { try await preparer(file) }
                 } catch {
                     logger.debug("could not prepare the download of file \(file.id): \(error)")
                 }
@@ -397,6 +401,7 @@ public final class BlockStore: Sendable {
     /// reader waits for one stall, not for one per attempt.
     private func watch(_ fetch: RangeFetch, of file: RemoteFile, work: Task<Void, Never>, timeout: Duration) {
         let tick = min(timeout / 4, .seconds(1))
+        let pacer = self.pacer
         Task { [weak self, weak fetch] in
             var seen: Int64 = -1
             var lastMove = ContinuousClock.now
@@ -405,6 +410,12 @@ public final class BlockStore: Sendable {
                 let arrived = fetch.bytesArrived
                 if arrived != seen {
                     (seen, lastMove) = (arrived, .now)
+                    continue
+                }
+                // Calls waiting for Box's rate limit (this fetch's content call, maybe) are not a stalled transfer:
+                // the wait ends within a window, and the watch counts from then.
+                if let pacer, !pacer.waiting.isEmpty {
+                    lastMove = .now
                     continue
                 }
                 guard ContinuousClock.now - lastMove >= timeout else { continue }

@@ -34,7 +34,12 @@ struct UploadAttempt: Sendable {
     let unanswered: UnansweredUploads
     let logger: Logger
 
+    /// Background work: when the pace is tight, the calls a user waits on go before an upload's.
     func run(entryID: Int64, target: UploadTarget, generation: Int64) async -> Outcome {
+        await CallPriority.background { await attempt(entryID: entryID, target: target, generation: generation) }
+    }
+
+    private func attempt(entryID: Int64, target: UploadTarget, generation: Int64) async -> Outcome {
         // A place sent to stays journaled after a Box answer until the uploader has saved what the answer
         // settled (`Uploader.settled`): a kill between the two must leave the next run a place to look.
         let outcome = noted(await once(entryID: entryID, target: target, generation: generation))

@@ -36,6 +36,7 @@ extension BoxClient {
             let failure: RetryPolicy.Failure
             var error: BoxAPIError
             do {
+                try await pace(request)
                 let started = ContinuousClock.now
                 let response: HTTPResponse
                 do {
