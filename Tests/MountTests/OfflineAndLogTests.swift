@@ -7,6 +7,23 @@ import XCTest
 final class OfflineAndLogTests: WriteTestCase {
     private func log(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
 
+    /// boxsim holding `texts` in a data folder of this test's that outlives it (`restartBoxSim`).
+    private func startBoxSimKeepingItsData(texts: [String: String]) async throws -> (BoxSimProcess, URL) {
+        let seed = try SeedTree.make(texts: texts)
+        temporaryDirectories.append(seed)
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("boxsim-data-\(UUID().uuidString)")
+        temporaryDirectories.append(data)
+        let sim = try await BoxSimProcess.start(seed: seed, dataDirectory: data)
+        boxsim = sim
+        return (sim, data)
+    }
+
+    /// boxsim started again on `data` at the address `stopped` had, as Box coming back.
+    private func restartBoxSim(_ stopped: BoxSimProcess, on data: URL) async throws {
+        let port = try XCTUnwrap(URL(string: stopped.baseURL)?.port)
+        boxsim = try await BoxSimProcess.start(extraArgs: ["--port", String(port)], dataDirectory: data)
+    }
+
     /// Waits until `boxfs status` says the mount is offline.
     private func waitUntilOffline(_ fixture: MountFixture) async throws {
         let binary = try MountFixture.locateBinary().path
@@ -64,12 +81,7 @@ final class OfflineAndLogTests: WriteTestCase {
     /// While Box is known to be out of reach, a new file in a folder already listed is accepted at once and waits in
     /// the journal; it goes up once Box answers again.
     func testWhileBoxIsKnownUnreachableANewFileIsAcceptedAtOnceAndGoesUpLater() async throws {
-        let seed = try SeedTree.make(texts: ["docs/a.txt": "a\n"])
-        temporaryDirectories.append(seed)
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("boxsim-data-\(UUID().uuidString)")
-        temporaryDirectories.append(data)
-        let sim = try await BoxSimProcess.start(seed: seed, dataDirectory: data)
-        boxsim = sim
+        let (sim, data) = try await startBoxSimKeepingItsData(texts: ["docs/a.txt": "a\n"])
         let fixture = try mountWritable()
         XCTAssertEqual(try succeed(["ls", fixture.path("docs")]), "a.txt\n")
         sim.stop()
@@ -85,9 +97,7 @@ final class OfflineAndLogTests: WriteTestCase {
         XCTAssertTrue(status.contains(", 1 change waiting: "), status)
 
         // Box again, on the same data and address: the file goes up without anyone asking.
-        let port = try XCTUnwrap(URL(string: sim.baseURL)?.port)
-        let again = try await BoxSimProcess.start(extraArgs: ["--port", String(port)], dataDirectory: data)
-        boxsim = again
+        try await restartBoxSim(sim, on: data)
         try await Poll.until("new.txt on Box", timeout: 90, interval: 0.5) {
             try self.api.entry(at: "docs/new.txt") != nil ? true : nil
         }
@@ -97,12 +107,7 @@ final class OfflineAndLogTests: WriteTestCase {
     /// Box answers again, which the event stream's tries notice within a few seconds, it is tried at once: it reaches
     /// Box before the try its backoff had scheduled (read from `boxfs status`).
     func testWhenBoxAnswersAgainTheWaitingUploadsAreTriedAtOnce() async throws {
-        let seed = try SeedTree.make(texts: ["a.txt": "a\n"])
-        temporaryDirectories.append(seed)
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("boxsim-data-\(UUID().uuidString)")
-        temporaryDirectories.append(data)
-        let sim = try await BoxSimProcess.start(seed: seed, dataDirectory: data)
-        boxsim = sim
+        let (sim, data) = try await startBoxSimKeepingItsData(texts: ["a.txt": "a\n"])
         let fixture = try mountWritable()
         XCTAssertEqual(try succeed(["ls", fixture.mountpoint.path]), "a.txt\n")
         sim.stop()
@@ -115,9 +120,8 @@ final class OfflineAndLogTests: WriteTestCase {
             return next.flatMap { $0.timeIntervalSinceNow >= 8 ? $0 : nil }
         }
 
-        let port = try XCTUnwrap(URL(string: sim.baseURL)?.port)
         let restarted = Date()
-        boxsim = try await BoxSimProcess.start(extraArgs: ["--port", String(port)], dataDirectory: data)
+        try await restartBoxSim(sim, on: data)
         try await Poll.until("w.txt on Box", timeout: 60, interval: 0.2) { try self.api.entry(at: "w.txt") }
         let landed = Date()
         print("OfflineAndLogTests: a waiting upload reached Box \(String(format: "%.1f", landed.timeIntervalSince(restarted))) s after Box came back; its backoff's next try was \(String(format: "%.1f", nextTry.timeIntervalSince(restarted))) s after")
