@@ -53,8 +53,8 @@ final class CoreStateLock: @unchecked Sendable {
     init(_ state: CoreState) { self.state = state }
 
     func withLock<Result, E: Error>(_ body: (inout CoreState) throws(E) -> Result) throws(E) -> Result {
-        let taken = LockOrder.take("the core state lock")
-        defer { LockOrder.release(taken) }
+        LockOrder.take("the core state lock")
+        defer { LockOrder.release() }
         lock.lock()
         defer { lock.unlock() }
         return try body(&state)

@@ -18,16 +18,12 @@ enum LockOrder {
     }()
     #endif
 
-    /// Called before taking the lock `name`; `release` with its answer after letting it go.
+    /// Called before taking the lock `name`; `release()` after letting it go.
     @inline(__always)
-    static func take(_ name: StaticString) -> UnsafeRawPointer? {
+    static func take(_ name: StaticString) {
         #if DEBUG
         if let violation = violation(taking: name) { preconditionFailure(violation) }
-        let mine = UnsafeRawPointer(name.utf8Start)
-        pthread_setspecific(held, mine)
-        return mine
-        #else
-        return nil
+        pthread_setspecific(held, UnsafeRawPointer(name.utf8Start))
         #endif
     }
 
@@ -44,7 +40,7 @@ enum LockOrder {
     }
 
     @inline(__always)
-    static func release(_ taken: UnsafeRawPointer?) {
+    static func release() {
         #if DEBUG
         pthread_setspecific(held, nil)
         #endif
@@ -64,8 +60,8 @@ struct OwnLock<Value: ~Copyable>: ~Copyable, Sendable {
     borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
-        let taken = LockOrder.take(name)
-        defer { LockOrder.release(taken) }
+        LockOrder.take(name)
+        defer { LockOrder.release() }
         return try mutex.withLock(body)
     }
 }
