@@ -112,6 +112,21 @@ enum JournalSchema {
                         path TEXT NOT NULL);
                     """)
         }
+        // Content this mount sent as a new version of a Box file whose answer never came (the connection cut after
+        // Box stored it, or the daemon killed): outlives the entry that sent it (a rename over the file hands its
+        // place to another entry). A 412 whose current version has one of these SHA-1s is the mount's own unanswered
+        // upload, built on rather than kept beside as a conflicted copy. Dropped when the answer comes (the version
+        // id then goes to `own_version`).
+        migrator.registerMigration("v8") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE sent_version (
+                        file_id TEXT NOT NULL,
+                        sha1 TEXT NOT NULL,
+                        created_at REAL NOT NULL,
+                        PRIMARY KEY (file_id, sha1));
+                    """)
+        }
         return migrator
     }
 }

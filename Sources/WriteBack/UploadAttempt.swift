@@ -56,15 +56,27 @@ struct UploadAttempt: Sendable {
         // the local content was based on); an earlier attempt of this entry whose answer was lost
         // made the current version itself (Box holds content this entry sent); or another entry of this
         // mount made it (a version in `own_version`: an upload that landed while this entry's content was
-        // being taken from an older base, e.g. a rename over a file whose upload was on the wire). The
-        // mount's own versions are all older than its newest local content, so they are built on, never
-        // kept beside it as a conflicted copy. The version id is compared, not the SHA-1, so someone else
-        // restoring identical bytes is still a conflict.
+        // being taken from an older base, e.g. a rename over a file whose upload was on the wire), or made
+        // it with its answer lost (`sent_version`: content sent as a version of this file, no answer yet).
+        // The mount's own versions are all older than its newest local content, so they are built on, never
+        // kept beside it as a conflicted copy. Once answered, the version id is compared, not the SHA-1, so
+        // someone else restoring identical bytes is still a conflict.
         guard case .failed(.changedOnBox) = outcome,
-            case .newVersion(let fileID, let parentID, let name, _, let baseSHA1) = target,
-            let current = try? await client.file(id: fileID), let currentSHA1 = current.sha1,
+            case .newVersion(let fileID, let parentID, let name, _, let baseSHA1) = target
+        else { return outcome }
+        // The look at Box's version must be answered before a conflict is called: a failed look (Box unreachable
+        // for a moment, its answer cut) is a retry, not someone else's change.
+        let current: BoxItem
+        do {
+            current = try await client.file(id: fileID)
+        } catch let lookup as BoxAPIError where lookup.isTransient {
+            return .failed(.transient(retryAfter: lookup.retryAfter, message: lookup.description))
+        } catch {
+            return outcome
+        }
+        guard let currentSHA1 = current.sha1,
             currentSHA1 == baseSHA1 || ((try? journal.sentDigests(id: entryID)) ?? []).contains(currentSHA1)
-                || isOwnVersion(current)
+                || isOwnVersion(current) || (try? journal.sentAsVersion(fileID: fileID, sha1: currentSHA1)) == true
         else { return outcome }
         if currentSHA1 != baseSHA1 {
             logger.info("an earlier upload of this mount stored other content; sending this as its next version",
@@ -85,6 +97,7 @@ struct UploadAttempt: Sendable {
         switch outcome {
         case .uploaded(let item), .earlierUpload(let item), .placed(let item):
             if let version = item.fileVersionID { try? journal.noteOwnVersion(fileID: item.id, versionID: version) }
+            if let sha1 = item.sha1 { try? journal.answeredVersion(fileID: item.id, sha1: sha1) }
         default: break
         }
         return outcome
@@ -115,7 +128,7 @@ struct UploadAttempt: Sendable {
             {
                 return .earlierUpload(earlier)
             }
-            try journal.noteSent(id: entryID, sha1: digest.hex, place: target.sentPlace)
+            try journal.noteSent(id: entryID, sha1: digest.hex, place: target.sentPlace, versionOf: target.fileID)
             unanswered.sending(entryID, sha1: digest.hex, to: target.sentPlace)
             do {
                 let item: BoxItem

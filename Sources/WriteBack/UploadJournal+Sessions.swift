@@ -84,15 +84,34 @@ extension UploadJournal {
 }
 
 extension UploadJournal {
-    /// Remembers, before sending it, that content with this SHA-1 goes up for the entry, and (`place`, for a new
-    /// file) where: one durable write for both.
-    public func noteSent(id: Int64, sha1: String, place: SentPlace?) throws {
+    /// Remembers, before sending it, that content with this SHA-1 goes up for the entry, and where: `place` for a
+    /// new file, `versionOf` for a new version of a Box file. One durable write for all.
+    public func noteSent(id: Int64, sha1: String, place: SentPlace?, versionOf fileID: String? = nil) throws {
         try write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO sent_digest (upload_id, sha1) VALUES (?, ?)", arguments: [id, sha1])
             if let place {
                 try db.execute(sql: "INSERT OR IGNORE INTO sent_place (upload_id, parent_id, name) VALUES (?, ?, ?)",
                                arguments: [id, place.parentID, place.name])
             }
+            if let fileID {
+                try db.execute(sql: "INSERT OR REPLACE INTO sent_version VALUES (?, ?, ?)",
+                               arguments: [fileID, sha1, Date().timeIntervalSince1970])
+            }
+        }
+    }
+
+    /// Whether this mount sent content with `sha1` as a new version of `fileID` and has had no answer for it.
+    public func sentAsVersion(fileID: String, sha1: String) throws -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sent_version WHERE file_id = ? AND sha1 = ?)",
+                              arguments: [fileID, sha1]) ?? false
+        }
+    }
+
+    /// Box answered for the version with `sha1` of `fileID`: its version id is known now (`noteOwnVersion`).
+    public func answeredVersion(fileID: String, sha1: String) throws {
+        try write { db in
+            try db.execute(sql: "DELETE FROM sent_version WHERE file_id = ? AND sha1 = ?", arguments: [fileID, sha1])
         }
     }
 
@@ -151,6 +170,8 @@ extension UploadJournal {
     func pruneOwnVersions() throws {
         try write { db in
             try db.execute(sql: "DELETE FROM own_version WHERE created_at < ?",
+                           arguments: [Date().timeIntervalSince1970 - 30 * 86_400])
+            try db.execute(sql: "DELETE FROM sent_version WHERE created_at < ?",
                            arguments: [Date().timeIntervalSince1970 - 30 * 86_400])
         }
     }

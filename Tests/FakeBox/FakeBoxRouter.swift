@@ -87,12 +87,14 @@ struct FakeBoxRouter {
                 return .json(200, ["upload_url": FakeBox.uploadBase + "/2.0/files/\(segments[1])/content", "upload_token": "fake"])
             case (.post, 2, "files") where segments[1] == "content":
                 let form = try Self.multipart(body, contentType: request.headers["Content-Type"] ?? "")
+                try Self.checkDigest(form.file, request)
                 let parent = (form.attributes["parent"] as? [String: Any])?["id"] as? String ?? ""
                 let item = try box.uploadFile(name: form.attributes["name"] as? String ?? "", parentID: parent, content: form.file)
                 changed = true
                 return .json(201, ["total_count": 1, "entries": [json(item)]])
             case (.post, 3, "files") where segments[2] == "content":
                 let form = try Self.multipart(body, contentType: request.headers["Content-Type"] ?? "")
+                try Self.checkDigest(form.file, request)
                 let item = try box.uploadVersion(fileID: segments[1], content: form.file, name: form.attributes["name"] as? String,
                                                  ifMatch: ifMatch)
                 changed = true
@@ -180,6 +182,17 @@ struct FakeBoxRouter {
 
     static func object(_ body: [UInt8]) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+    }
+
+    /// As Box: `Content-MD5` carries the SHA-1 (hex) of the file, and a body that does not match it (a file
+    /// rewritten while it was read for sending) is refused with 400 `bad_digest`, nothing stored. Without this
+    /// the fake stored bytes no local version ever held, and the next attempt took them for someone else's
+    /// change (a conflicted copy Box would never cause).
+    static func checkDigest(_ file: [UInt8], _ request: HTTPRequest) throws(FakeBoxError) {
+        guard let expected = request.headers["Content-MD5"] else { return }
+        guard expected.lowercased() == FakeBoxState.Item.digest(file) else {
+            throw .badRequest("bad_digest", "The specified content-md5 did not match what we received")
+        }
     }
 
     /// The `attributes` JSON and the `file` bytes of a `multipart/form-data` upload.

@@ -410,4 +410,40 @@ final class CoreRegressionTests: XCTestCase {
         XCTAssertEqual(Self.named(files, ["old": old.bytes, "new": new.bytes]), ["f2": "new"])
         XCTAssertEqual(ids[1], ids[0], "f3's content is f2's next version")
     }
+
+    /// Seed 905161936 (in-process, faults `all`, racing): a new version of the Box file `f0` was stored with its
+    /// answer lost, and `g` was renamed over `f0` meanwhile. The rename's entry builds on the version `f0` had
+    /// before; Box's current version was the lost-answer upload of the entry the rename replaced, which the mount
+    /// knew by no version id, so the 412 was taken for someone else's change: a conflicted copy `f0 (conflict …)`
+    /// with the renamed content, and `f0` keeping the replaced content. Also: the fake stored a body whose
+    /// `Content-MD5` did not match (Box refuses it with 400 `bad_digest`).
+    func testARenameOverAFileWhoseVersionUploadLostItsAnswerBuildsOnThatVersion() throws {
+        let first = Fill(length: 300, seed: 21), second = Fill(length: 280, seed: 22), renamed = Fill(length: 310, seed: 23)
+        let (outcomes, files, ids) = try scenario { run, thread -> ([Outcome], [String: [UInt8]], [String?]) in
+            let box = run.box
+            var outcomes = [await thread.run(.writeFile("f0", first)), await thread.run(.writeFile("g", renamed))]
+            await run.settled()
+            let f0 = try XCTUnwrap(box.snapshot.tree()["t0/f0"]?.id)
+            let version = box.addRule(FakeBoxRule("POST", "/api/2.0/files/\(f0)/content", .hold(losingTheAnswer: true)))
+            outcomes.append(await thread.run(.writeFile("f0", second)))
+            try Self.expect(await box.waitUntilUsed(version), "f0's new version is on the wire")
+            // The rename waits for the upload on the wire: Box stores it (its answer lost) while the rename waits.
+            let letGo = Task {
+                try? await Task.sleep(for: .milliseconds(300))
+                box.release(version)
+            }
+            outcomes.append(await thread.run(.rename("g", "f0")))
+            await letGo.value
+            _ = await run.pendingSettled()
+            outcomes.append(await thread.run(.read("f0")))
+            outcomes.append(await thread.run(.list("")))
+            return (outcomes, run.boxFiles(under: "t0"), [f0, box.snapshot.tree()["t0/f0"]?.id])
+        }
+        XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0, 0, 0, 0])
+        XCTAssertEqual(outcomes[4], Outcome(bytes: renamed.bytes))
+        XCTAssertEqual(outcomes[5], Outcome(text: "f0:file:310"))
+        XCTAssertEqual(Self.named(files, ["first": first.bytes, "second": second.bytes, "renamed": renamed.bytes]),
+                       ["f0": "renamed"], "no conflicted copy, and f0 holds the renamed content")
+        XCTAssertEqual(ids[1], ids[0], "the renamed content is f0's next version")
+    }
 }
