@@ -42,7 +42,7 @@ struct UploadAttempt: Sendable {
     private func attempt(entryID: Int64, target: UploadTarget, generation: Int64) async -> Outcome {
         // A place sent to stays journaled after a Box answer until the uploader has saved what the answer
         // settled (`Uploader.settled`): a kill between the two must leave the next run a place to look.
-        let outcome = noted(await once(entryID: entryID, target: target, generation: generation))
+        var outcome = noted(await once(entryID: entryID, target: target, generation: generation))
         // The target is gone because this mount removed it as a leftover (what an upload made under a name since
         // replaced): the entry's content belongs elsewhere, and its retarget is on the way. Not someone else's
         // deletion, so not sent up as a new file at once.
@@ -61,30 +61,35 @@ struct UploadAttempt: Sendable {
         // The mount's own versions are all older than its newest local content, so they are built on, never
         // kept beside it as a conflicted copy. Once answered, the version id is compared, not the SHA-1, so
         // someone else restoring identical bytes is still a conflict.
-        guard case .failed(.changedOnBox) = outcome,
-            case .newVersion(let fileID, let parentID, let name, _, let baseSHA1) = target
-        else { return outcome }
-        // The look at Box's version must be answered before a conflict is called: a failed look (Box unreachable
-        // for a moment, its answer cut) is a retry, not someone else's change.
-        let current: BoxItem
-        do {
-            current = try await client.file(id: fileID)
-        } catch let lookup as BoxAPIError where lookup.isTransient {
-            return .failed(.transient(retryAfter: lookup.retryAfter, message: lookup.description))
-        } catch {
-            return outcome
+        // Each send against the current etag can meet another 412 of the mount's own making (another entry's
+        // upload of the same file landing meanwhile, as when a rename replaced a file being sent): a few rounds.
+        var target = target
+        for _ in 0..<3 {
+            guard case .failed(.changedOnBox) = outcome,
+                case .newVersion(let fileID, let parentID, let name, _, let baseSHA1) = target
+            else { return outcome }
+            // The look at Box's version must be answered before a conflict is called: a failed look (Box
+            // unreachable for a moment, its answer cut) is a retry, not someone else's change.
+            let current: BoxItem
+            do {
+                current = try await client.file(id: fileID)
+            } catch let lookup as BoxAPIError where lookup.isTransient {
+                return .failed(.transient(retryAfter: lookup.retryAfter, message: lookup.description))
+            } catch {
+                return outcome
+            }
+            guard let currentSHA1 = current.sha1,
+                currentSHA1 == baseSHA1 || ((try? journal.sentDigests(id: entryID)) ?? []).contains(currentSHA1)
+                    || isOwnVersion(current) || (try? journal.sentAsVersion(fileID: fileID, sha1: currentSHA1)) == true
+            else { return outcome }
+            if currentSHA1 != baseSHA1 {
+                logger.info("an earlier upload of this mount stored other content; sending this as its next version",
+                            metadata: ["file": "\(fileID)"])
+            }
+            target = .newVersion(fileID: fileID, parentID: parentID, name: name, baseETag: current.etag, baseSHA1: currentSHA1)
+            outcome = noted(await once(entryID: entryID, target: target, generation: generation))
         }
-        guard let currentSHA1 = current.sha1,
-            currentSHA1 == baseSHA1 || ((try? journal.sentDigests(id: entryID)) ?? []).contains(currentSHA1)
-                || isOwnVersion(current) || (try? journal.sentAsVersion(fileID: fileID, sha1: currentSHA1)) == true
-        else { return outcome }
-        if currentSHA1 != baseSHA1 {
-            logger.info("an earlier upload of this mount stored other content; sending this as its next version",
-                        metadata: ["file": "\(fileID)"])
-        }
-        let refreshed = UploadTarget.newVersion(
-            fileID: fileID, parentID: parentID, name: name, baseETag: current.etag, baseSHA1: currentSHA1)
-        return noted(await once(entryID: entryID, target: refreshed, generation: generation))
+        return outcome
     }
 
     private func isOwnVersion(_ item: BoxItem) -> Bool {
