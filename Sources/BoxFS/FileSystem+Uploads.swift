@@ -88,43 +88,7 @@ extension FileSystem {
     }
 
     private func uploaded(_ item: BoxItem, entryID: Int64, target: UploadTarget, isFinal: Bool) {
-        enum Outcome {
-            /// No local file has this entry any more (deleted or replaced here meanwhile).
-            case orphan
-            /// The local file now goes to another Box file: what landed is not its content's home.
-            case redirected(deleteLanded: Bool)
-            case rebased(old: BoxItem, now: BoxItem)
-        }
-        // The local file takes its Box id and the tree rebinds its inode in one step under the state lock (which
-        // `remember` also holds while it reads the local file): a lookup between the two would make a second
-        // inode for the Box id, which the rebind then detaches under the kernel's feet (ENOENT on open).
-        let outcome = state.withLock { state in
-            let outcome = { (files: inout LocalFiles) -> Outcome in
-                guard let file = files.file(entryID: entryID) else { return .orphan }
-                if let wanted = file.target.fileID, wanted != item.id {
-                    if isFinal { files.update(file.number) { $0.uploadEnded(entryID) } }
-                    // What landed is this entry's own new file (its first upload: a new file's target, or the
-                    // next version of what just landed when more was written meanwhile): nobody's content.
-                    let ownNewFile = target.fileID == nil || target.fileID == item.id
-                    return .redirected(deleteLanded: file.supersedesNewUpload && ownNewFile)
-                }
-                let old = file.item
-                files.update(file.number) { file in
-                    file.rebase(on: item)
-                    file.item.createdAt = item.createdAt
-                    if isFinal { file.uploadEnded(entryID) }
-                }
-                return .rebased(old: old, now: files.file(file.number)!.item)
-            }(&state.locals)
-            if case .rebased(let old, let wanted) = outcome {
-                state.tree.rebind(id: old.id, to: wanted)
-                var listed = item
-                listed.name = wanted.name
-                listed.parentID = wanted.parentID
-                if let parentID = wanted.parentID { state.tree.upsert(listed, inFolder: parentID) }
-            }
-            return outcome
-        }
+        let outcome = state.withLock { $0.uploadLanded(item, entryID: entryID, target: target, isFinal: isFinal) }
         switch outcome {
         case .orphan:
             // Deleted here while the upload ran, and a new file landed anyway.
@@ -156,31 +120,17 @@ extension FileSystem {
         }
     }
 
-    /// The Box file the local content was a version of is gone from Box: the content goes up as a new file at its
-    /// name, so the local file is new to Box again, and its node follows it (an open handle, a later write and the
-    /// upload's answer all find it under its made-up id, not the deleted one's).
+    /// The Box file the local content was a version of is gone from Box: it goes up as a new file (see
+    /// `CoreState.uploadBecameNewFile`).
     private func becameNewFile(entryID: Int64) {
-        state.withLock { state in
-            guard let (old, now) = state.locals.makeNewToBox(entryID: entryID) else { return }
-            state.tree.rebind(id: old, to: now)
-        }
+        state.withLock { $0.uploadBecameNewFile(entryID: entryID) }
     }
 
     /// The file changed on Box while written here: its local content becomes a new file `copyName`
-    /// beside it, and the original name shows Box's version again.
+    /// beside it, and the original name shows Box's version again (see `CoreState.uploadConflicted`).
     private func conflicted(entryID: Int64, original: UploadTarget, copyName: String) {
-        let moved = locals.withLock { files in
-            files.makeNewToBox(entryID: entryID) { file in
-                file.item.name = copyName
-                file.item.parentID = original.parentID
-            }
-        }
-        guard let moved else { return }
-        let inode = tree.withLock { tree -> UInt64? in
-            let inode = tree.inode(forItemID: moved.old)
-            tree.invalidateListing(folderID: original.parentID)
-            return inode
-        }
+        let (moved, inode) = state.withLock { $0.uploadConflicted(entryID: entryID, original: original, copyName: copyName) }
+        guard moved else { return }
         if let inode, let invalidate = kernel.invalidator.withLock({ $0 }) { invalidate(inode) }
         logger.warning("\"\(original.name)\" changed on Box while written here; the local content is \"\(copyName)\"")
     }
