@@ -78,12 +78,12 @@ extension FileSystem {
 
     /// What the folder shows under `name` now (local files over its cached listing, however old), or nil.
     func currentItem(named name: String, inFolder inode: UInt64) -> BoxItem? {
-        let found = tree.withLock { tree -> (String, InodeTable.Listing)? in
-            guard let folderID = tree.node(inode)?.item.id, let listing = tree.listings[folderID] else { return nil }
-            return (folderID, listing)
+        // One read of both parts: a landing upload between a read of the listing and one of the local files would
+        // show neither its local file nor what landed.
+        state.withLock { state in
+            guard let folderID = state.tree.node(inode)?.item.id, let listing = state.tree.listings[folderID] else { return nil }
+            return state.locals.overlaid(named: name, in: listing, folderID: folderID)
         }
-        guard let (folderID, listing) = found else { return nil }
-        return locals.withLock { $0.overlaid(named: name, in: listing, folderID: folderID) }
     }
 
     public func releaseDirectory(handle: UInt64) {

@@ -49,10 +49,11 @@ extension FileSystem {
     /// upload meets it (as a conflict). Either way, dropping the folder's listing would show nothing new.
     /// (A file the tree knows by id, or a listing holds, is not skipped: it may have been renamed onto that name.)
     func isUploadingNewFile(like item: BoxItem) -> Bool {
-        guard item.kind == .file, let parentID = item.parentID,
-              locals.withLock({ $0.hasNewFile(named: item.name, in: parentID) })
-        else { return false }
-        return tree.withLock { $0.inode(forItemID: item.id) == nil && $0.listingsHolding(id: item.id).isEmpty }
+        guard item.kind == .file, let parentID = item.parentID else { return false }
+        return state.withLock { state in
+            state.locals.hasNewFile(named: item.name, in: parentID)
+                && state.tree.inode(forItemID: item.id) == nil && state.tree.listingsHolding(id: item.id).isEmpty
+        }
     }
 
     /// The event stream lost track (a position Box no longer has): every cached listing is fetched again.
