@@ -7,9 +7,10 @@ import Synchronization
 /// taken under the state lock is the uploader's `UnansweredUploads` (WriteBack), a leaf that takes nothing.
 ///
 /// A debug build checks the rule at run time, per thread, and stops with both locks' names when it is broken
-/// (the alternative is a deadlock, or a window nobody sees); a release build checks nothing.
+/// (the alternative is a deadlock, or a window nobody sees), as does the optimized build of `scripts/soak
+/// --in-process` (`-DBOXFS_LOCK_ORDER_CHECKS`); a release build of the daemon checks nothing.
 enum LockOrder {
-    #if DEBUG
+    #if DEBUG || BOXFS_LOCK_ORDER_CHECKS
     /// The name of the core lock the thread holds (a `StaticString`'s bytes), or nil.
     private static let held: pthread_key_t = {
         var key = pthread_key_t()
@@ -21,7 +22,7 @@ enum LockOrder {
     /// Called before taking the lock `name`; `release()` after letting it go.
     @inline(__always)
     static func take(_ name: StaticString) {
-        #if DEBUG
+        #if DEBUG || BOXFS_LOCK_ORDER_CHECKS
         if let violation = violation(taking: name) { preconditionFailure(violation) }
         pthread_setspecific(held, UnsafeRawPointer(name.utf8Start))
         #endif
@@ -30,7 +31,7 @@ enum LockOrder {
     /// What taking `name` now would break, said in one line, or nil when the thread holds no core lock (always nil
     /// in a release build, which keeps no record).
     static func violation(taking name: StaticString) -> String? {
-        #if DEBUG
+        #if DEBUG || BOXFS_LOCK_ORDER_CHECKS
         guard let holding = pthread_getspecific(held) else { return nil }
         let holder = String(cString: holding.assumingMemoryBound(to: CChar.self))
         return "lock order: \(name) taken while \(holder) is held (core locks are taken alone)"
@@ -41,7 +42,7 @@ enum LockOrder {
 
     @inline(__always)
     static func release() {
-        #if DEBUG
+        #if DEBUG || BOXFS_LOCK_ORDER_CHECKS
         pthread_setspecific(held, nil)
         #endif
     }
