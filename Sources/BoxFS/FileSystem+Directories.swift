@@ -73,13 +73,13 @@ extension FileSystem {
 
     /// Whether the mount holds a listing of the folder (then a name missing from it is gone).
     func folderIsListed(_ inode: UInt64) -> Bool {
-        tree.withLock { tree in tree.node(inode).map { tree.listings[$0.item.id] != nil } ?? false }
+        tree.withLock { tree in tree.node(inode)?.itemID.map { tree.listings[$0] != nil } ?? false }
     }
 
     /// What the folder shows under `name` now (local files over its cached listing, however old), or nil.
     func currentItem(named name: String, inFolder inode: UInt64) -> BoxItem? {
         let found = tree.withLock { tree -> (String, InodeTable.Listing)? in
-            guard let folderID = tree.node(inode)?.item.id, let listing = tree.listings[folderID] else { return nil }
+            guard let folderID = tree.node(inode)?.itemID, let listing = tree.listings[folderID] else { return nil }
             return (folderID, listing)
         }
         guard let (folderID, listing) = found else { return nil }

@@ -89,10 +89,14 @@ extension FileSystem {
         let inode = tree.withLock { $0.inode(forItemID: item.id) }
         // Its upload waits while the file is deleted on Box; one under way finishes first, and the
         // file's node then names what it made (a 404 from our own delete would send it up again).
-        let boxID = try await whileUploadHeld(local?.entryID) { () async throws(FSError) -> String in
+        let nowID = try await whileUploadHeld(local?.entryID) { () async throws(FSError) -> String in
             let current = local.flatMap { local in locals.withLock { $0.file(local.number) } }
-            let boxID = inode.flatMap { inode in tree.withLock { $0.node(inode)?.item.id } } ?? current?.item.id ?? item.id
-            if !LocalFiles.isLocalID(boxID), current?.isNewToBox != true {
+            let id = inode.flatMap { inode in tree.withLock { $0.node(inode)?.itemID } } ?? current?.item.id ?? item.id
+            switch NodeID(itemID: id) {
+            case .local: break  // Box does not have it
+            case .detached: break  // never an item's id
+            case .box where current?.isNewToBox == true: break  // Box does not have its content's file
+            case .box(let boxID):
                 do { try await client.deleteFile(id: boxID) } catch let error as BoxAPIError where error.kind == .notFound {
                     // Already gone from Box: the goal is reached.
                 } catch {
@@ -100,10 +104,10 @@ extension FileSystem {
                 }
             }
             if let local { try await forgetLocal(local.number) }
-            return boxID
+            return id
         }
         tree.withLock { tree in
-            for id in Set([item.id, boxID]) {
+            for id in Set([item.id, nowID]) {
                 tree.removeFromListing(id: id, folderID: folder.id)
                 tree.detach(id: id)
             }
