@@ -3,7 +3,7 @@ import BoxAPI
 /// Changes the mount makes itself (a new folder, an upload, a rename, a delete), applied to the
 /// cached listings and nodes at once, so the next lookup or `ls` shows them without asking Box.
 extension InodeTable {
-    /// The inode the kernel knows for a Box (or local-only) item id.
+    /// The inode the kernel knows for an item's id (a Box id, or the one a local file new to Box shows).
     func inode(forItemID id: String) -> UInt64? { inodeByID[NodeID(itemID: id)] }
 
     /// The inode the kernel knows for `id` (a detached id has none: no node is keyed by it).
