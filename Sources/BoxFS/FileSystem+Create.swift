@@ -85,7 +85,7 @@ extension FileSystem {
                     return .exactly(size)
                 }
             }
-        } else if let modified, !sameSecond(modified, item.contentModifiedAt) || hasEntry(item) {
+        } else if let modified, !sameSecond(modified, item.contentModifiedAt) || !node.id.isDetached && hasEntry(item) {
             // Box keeps a file's mtime only as `content_modified_at` of a version: a new time on a
             // file with no pending upload costs a new version with the same content.
             try await changeLocalFile(of: item, handle: handle, empty: item.size == 0) { number throws(FSError) in
