@@ -100,10 +100,11 @@ extension FileSystem {
     func commandTarget(_ request: CommandRequest, folder: UInt64) async throws(FSError) -> BoxItem {
         guard let name = request.name, !name.isEmpty else { return try folderItem(folder) }
         let (_, item) = try await child(name, in: folder)
-        if LocalFiles.isLocalID(item.id) {
+        switch NodeID(item) {
+        case .box: return item
+        case .local, .detached:
             throw FSError(.tryAgain, "\(name) is not on Box yet (its upload is pending); try again once it is uploaded")
         }
-        return item
     }
 
     /// The one line for a Box call that failed while doing `what`: Box's status, code and reason when it

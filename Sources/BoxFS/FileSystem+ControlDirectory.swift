@@ -70,7 +70,7 @@ extension FileSystem {
         let item = tree.withLock { tree in tree.listings[folder.id] }.flatMap { listing in
             locals.withLock { $0.overlaid(named: name, in: listing, folderID: folder.id) }
         } ?? listed?.first { BoxName.same($0.name, name) }
-        guard let item, item.kind != .webLink, !LocalFiles.isLocalID(item.id) else { return nil }
+        guard let item, item.kind != .webLink, case .box = NodeID(item) else { return nil }
         return item
     }
 
@@ -95,7 +95,7 @@ extension FileSystem {
             let items = try await listing(of: folder, inode: 0)
             return items.compactMap { item in
                 // A file not on Box yet has no versions; web links are never shown.
-                guard !LocalFiles.isLocalID(item.id) else { return nil }
+                guard case .box = NodeID(item) else { return nil }
                 switch item.kind {
                 case .folder: return (item.name, .versionsFolder(item))
                 case .file: return (item.name, .versionsOfFile(item))

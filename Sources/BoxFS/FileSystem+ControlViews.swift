@@ -11,7 +11,7 @@ extension FileSystem {
     /// The file as the mount knows it now (a newer version after a save), else as it was looked up.
     func currentFile(_ file: BoxItem) -> BoxItem {
         tree.withLock { tree in
-            tree.inodeByBoxID[file.id].flatMap { tree.node($0)?.item } ?? tree.listed(file)
+            tree.inodeByID[.box(file.id)].flatMap { tree.node($0)?.item } ?? tree.listed(file)
         } ?? file
     }
 

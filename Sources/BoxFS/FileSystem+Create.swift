@@ -73,7 +73,9 @@ extension FileSystem {
         }
         guard node.item.kind == .file, size != nil || modified != nil else { return try attributes(inode) }
         _ = try requireWriteBack(node.item.name)
-        let item = visible(node.item)
+        // A detached node stands for no Box file: only a local copy open through `handle` can change.
+        if node.id.isDetached, !holdsLocalFile(handle) { throw Self.detachedFromItem(node) }
+        let item = visible(node)
         if let size {
             guard size >= 0 else { throw FSError(.invalidArgument, "negative size") }
             try await changeLocalFile(of: item, handle: handle, empty: size == 0) { number throws(FSError) in
@@ -83,7 +85,7 @@ extension FileSystem {
                     return .exactly(size)
                 }
             }
-        } else if let modified, !sameSecond(modified, item.contentModifiedAt) || hasEntry(item) {
+        } else if let modified, !sameSecond(modified, item.contentModifiedAt) || !node.id.isDetached && hasEntry(item) {
             // Box keeps a file's mtime only as `content_modified_at` of a version: a new time on a
             // file with no pending upload costs a new version with the same content.
             try await changeLocalFile(of: item, handle: handle, empty: item.size == 0) { number throws(FSError) in
@@ -106,6 +108,11 @@ extension FileSystem {
         let (number, _) = try await heldLocalCopy(of: item, empty: empty, writable: false)
         defer { unpin(number) }
         try await change(number)
+    }
+
+    private func holdsLocalFile(_ handle: UInt64?) -> Bool {
+        guard let handle, case .local? = handles.withLock({ $0.handle(handle) }) else { return false }
+        return true
     }
 
     private func hasEntry(_ item: BoxItem) -> Bool {

@@ -73,7 +73,7 @@ extension FileSystem {
 
     /// Whether the mount holds a listing of the folder (then a name missing from it is gone).
     func folderIsListed(_ inode: UInt64) -> Bool {
-        tree.withLock { tree in tree.node(inode).map { tree.listings[$0.item.id] != nil } ?? false }
+        tree.withLock { tree in tree.node(inode)?.itemID.map { tree.listings[$0] != nil } ?? false }
     }
 
     /// What the folder shows under `name` now (local files over its cached listing, however old), or nil.
@@ -81,7 +81,7 @@ extension FileSystem {
         // One read of both parts: a landing upload between a read of the listing and one of the local files would
         // show neither its local file nor what landed.
         state.withLock { state in
-            guard let folderID = state.tree.node(inode)?.item.id, let listing = state.tree.listings[folderID] else { return nil }
+            guard let folderID = state.tree.node(inode)?.itemID, let listing = state.tree.listings[folderID] else { return nil }
             return state.locals.overlaid(named: name, in: listing, folderID: folderID)
         }
     }

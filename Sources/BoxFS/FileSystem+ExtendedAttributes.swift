@@ -28,7 +28,8 @@ extension FileSystem {
     /// The Box facts `inode` has now (all of them, or only `only`). Items that are not on Box (a file not
     /// uploaded yet, a deleted file still open, the mount's own control files) have none.
     func boxAttributes(_ inode: UInt64, only: BoxAttribute? = nil) -> [(attribute: BoxAttribute, value: String)] {
-        guard let item = tree.withLock({ $0.node(inode)?.item }), Self.isBoxID(item.id) else { return [] }
+        guard let node = tree.withLock({ $0.node(inode) }), case .box(let id) = node.id, Self.isBoxID(id) else { return [] }
+        let item = node.item
         let pending = locals.withLock { $0.file(itemID: item.id)?.entryID != nil }
         let now = Date(), base = options.webAppBase
         return (only.map { [$0] } ?? BoxAttribute.allCases).compactMap { attribute in

@@ -27,7 +27,7 @@ extension FileSystem {
             return try await openVirtualFile(virtual, inode: inode, mode: mode, truncate: truncate)
         }
         let item = try fileItem(inode)
-        if LocalFiles.isLocalID(item.id), locals.withLock({ $0.file(itemID: item.id) }) == nil {
+        if case .local = NodeID(item), locals.withLock({ $0.file(itemID: item.id) }) == nil {
             throw Self.standsForNoFile(item)  // uploaded under its Box id, or deleted: a stale inode
         }
         let writable = mode != .readOnly || truncate
@@ -57,9 +57,9 @@ extension FileSystem {
         // id with the size it had when made) would read as an empty file (model seed 26187).
         let item = try fileItem(inode)
         if let opened = openLocalForReading(item) { return opened }
-        if LocalFiles.isLocalID(item.id) { throw Self.standsForNoFile(item) }
-        await waitForSeeding(of: item.id)
-        let file = RemoteFile(id: item.id, version: item.contentVersion, size: max(item.size, 0), sha1: item.sha1)
+        guard case .box(let id) = NodeID(item) else { throw Self.standsForNoFile(item) }
+        await waitForSeeding(of: id)
+        let file = RemoteFile(id: id, version: item.contentVersion, size: max(item.size, 0), sha1: item.sha1)
         let previous = openedVersions.withLock { $0.updateValue(file.version, forKey: inode) }
         let reader = FileReader(file: file, store: store, logger: logger)
         let handle = handles.withLock { $0.open(.file(reader, inode: inode)) }
@@ -107,7 +107,7 @@ extension FileSystem {
     /// content becomes the Box file's next version, but the open inode is the replaced file's (model seed
     /// 566940517, found in-process: `open f1`, `rename f0 -> f1`, `pread` read f0's bytes).
     private func localContent(readBy reader: FileReader, openedOn inode: UInt64) -> StagingFile? {
-        let standsForFile = tree.withLock { $0.node(inode)?.item.id == reader.file.id }
+        let standsForFile = tree.withLock { $0.node(inode)?.itemID == reader.file.id }
         return locals.withLock { files in
             standsForFile ? files.file(itemID: reader.file.id)?.staging : files.unlinkedFile(inode: inode)?.staging
         }
@@ -283,10 +283,16 @@ extension FileSystem {
         unused?.remove()
     }
 
-    /// The Box file behind an inode, or EISDIR/ENOENT.
+    /// The Box file behind an inode, or EISDIR/ENOENT (also for a detached node: it stands for no file).
     func fileItem(_ inode: UInt64) throws(FSError) -> BoxItem {
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
         guard node.item.kind == .file else { throw .isDirectory(node.item.name) }
+        guard !node.id.isDetached else { throw Self.detachedFromItem(node) }
         return node.item
+    }
+
+    /// A node whose item was deleted or replaced while the kernel held it.
+    static func detachedFromItem(_ node: InodeTable.Node) -> FSError {
+        FSError(.notFound, "\(node.item.name): inode \(node.inode) was detached from its item (deleted or replaced)")
     }
 }

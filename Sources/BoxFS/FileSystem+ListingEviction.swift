@@ -13,8 +13,9 @@ extension FileSystem {
     /// is gone.
     func forgetNode(_ inode: UInt64, count: UInt64) -> Bool {
         let (gone, firstWaiting) = tree.withLock { tree -> (Bool, Bool) in
-            guard let item = tree.forget(inode, count: count) else { return (false, false) }
-            return (true, item.kind == .folder && tree.noteForgotten(folderID: item.id, at: .now))
+            guard let node = tree.forget(inode, count: count) else { return (false, false) }
+            guard case .box(let folderID) = node.id, node.item.kind == .folder else { return (true, false) }
+            return (true, tree.noteForgotten(folderID: folderID, at: .now))
         }
         if gone { memoryReturn.noteReleased(1) }
         if firstWaiting { scheduleForgottenSweep() }
@@ -67,8 +68,8 @@ private struct ListingPins {
     let locals: LocalFiles
 
     init(_ state: CoreState) {
-        rootID = state.tree.node(InodeTable.rootInode)?.item.id
-        openFolderIDs = Set(state.handles.openDirectoryInodes.compactMap { state.tree.node($0)?.item.id })
+        rootID = state.tree.node(InodeTable.rootInode)?.itemID
+        openFolderIDs = Set(state.handles.openDirectoryInodes.compactMap { state.tree.node($0)?.itemID })
         ownChanges = state.tree.ownChanges
         locals = state.locals
     }

@@ -89,10 +89,16 @@ extension FileSystem {
         let inode = tree.withLock { $0.inode(forItemID: item.id) }
         // Its upload waits while the file is deleted on Box; one under way finishes first, and the
         // file's node then names what it made (a 404 from our own delete would send it up again).
-        let boxID = try await whileUploadHeld(local?.entryID) { () async throws(FSError) -> String in
+        let nowID = try await whileUploadHeld(local?.entryID) { () async throws(FSError) -> String? in
             let current = local.flatMap { local in locals.withLock { $0.file(local.number) } }
-            let boxID = inode.flatMap { inode in tree.withLock { $0.node(inode)?.item.id } } ?? current?.item.id ?? item.id
-            if !LocalFiles.isLocalID(boxID), current?.isNewToBox != true {
+            // The node's id now (its upload may have landed); the local file's or the listed one's without a node.
+            let node = inode.flatMap { inode in tree.withLock { $0.node(inode) } }
+            let id = node.map { $0.id.isDetached ? $0.id : NodeID($0.item) } ?? NodeID(itemID: current?.item.id ?? item.id)
+            switch id {
+            case .local: break  // Box does not have it
+            case .detached: break  // deleted or replaced meanwhile: it stands for nothing on Box
+            case .box where current?.isNewToBox == true: break  // Box does not have its content's file
+            case .box(let boxID):
                 do { try await client.deleteFile(id: boxID) } catch let error as BoxAPIError where error.kind == .notFound {
                     // Already gone from Box: the goal is reached.
                 } catch {
@@ -100,10 +106,12 @@ extension FileSystem {
                 }
             }
             if let local { try await forgetLocal(local.number) }
-            return boxID
+            // The id to drop besides the listed one: none for a node detached meanwhile (it stands for nothing).
+            guard let node else { return current?.item.id ?? item.id }
+            return node.itemID
         }
         tree.withLock { tree in
-            for id in Set([item.id, boxID]) {
+            for id in Set([item.id, nowID].compactMap { $0 }) {
                 tree.removeFromListing(id: id, folderID: folder.id)
                 tree.detach(id: id)
             }

@@ -66,6 +66,7 @@ private struct NodePins {
     let locals: LocalFiles
 
     func pin(_ node: InodeTable.Node) -> Bool {
-        openItemIDs.contains(node.item.id) || locals.file(itemID: node.item.id) != nil
+        guard let id = node.itemID else { return false }
+        return openItemIDs.contains(id) || locals.file(itemID: id) != nil
     }
 }

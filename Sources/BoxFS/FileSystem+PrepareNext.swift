@@ -7,7 +7,7 @@ extension FileSystem {
     /// Returns at once (no network on the caller's path); moves no content.
     func prepareNextFiles(afterOpening item: BoxItem, inode: UInt64) {
         let found = tree.withLock { tree -> (folderID: String, listing: InodeTable.Listing)? in
-            guard let parent = tree.node(inode)?.parentInode, let folderID = tree.node(parent)?.item.id,
+            guard let parent = tree.node(inode)?.parentInode, let folderID = tree.node(parent)?.itemID,
                 let listing = tree.listings[folderID]
             else { return nil }
             return (folderID, listing)

@@ -11,7 +11,7 @@ extension FileSystem {
         let folder = try folderItem(inode)
         let (effect, below) = tree.withLock { $0.dropListings(of: folder, recursive: recursive) }
         let keep = Set(effect.inodes.filter { number in
-            guard let id = tree.withLock({ $0.node(number)?.item.id }) else { return false }
+            guard let id = tree.withLock({ $0.node(number)?.itemID }) else { return false }
             return locals.withLock { $0.file(itemID: id) != nil }
         })
         sendToKernel(effect, keepingPagesOf: keep)
@@ -25,7 +25,7 @@ extension FileSystem {
         var listed = 1
         for subfolder in below {
             do {
-                _ = try await listing(of: subfolder, inode: tree.withLock { $0.inodeByBoxID[subfolder.id] } ?? inode)
+                _ = try await listing(of: subfolder, inode: tree.withLock { $0.inodeByID[.box(subfolder.id)] } ?? inode)
                 listed += 1
             } catch {
                 logger.debug("refresh: listing \(subfolder.name) again failed: \(error.message)")

@@ -35,7 +35,8 @@ extension FileSystem {
             }
         }
         for (folderID, inode) in refresh {
-            guard let folder = tree.withLock({ $0.node(inode)?.item }), folder.id == folderID else { continue }
+            guard let node = tree.withLock({ $0.node(inode) }), node.itemID == folderID else { continue }
+            let folder = node.item
             do { _ = try await listing(of: folder, inode: inode) } catch {
                 logger.debug("listing \(folder.name) again after an event failed: \(error.message)")
             }

@@ -69,7 +69,7 @@ extension FileSystem {
     /// node followed it to its Box id (model seed 23150: the rename asked Box to rename `local-4`, EIO).
     private func currentSource(_ listed: BoxItem, inode: UInt64?, in folder: BoxItem) async throws(FSError) -> BoxItem {
         let item = current(listed, inode: inode)
-        guard LocalFiles.isLocalID(item.id), locals.withLock({ $0.file(itemID: item.id) }) == nil else { return item }
+        guard case .local = NodeID(item), locals.withLock({ $0.file(itemID: item.id) }) == nil else { return item }
         let folderInode = tree.withLock { $0.inode(forItemID: folder.id) } ?? 0
         let shown = try await listing(of: folder, inode: folderInode)
         guard let now = shown.first(where: { BoxName.same($0.name, listed.name) }) else {
@@ -128,9 +128,13 @@ extension FileSystem {
     }
 
     private func boxMove(_ item: BoxItem, name: String?, parentID: String?) async throws -> BoxItem {
-        item.kind == .folder
-            ? try await client.updateFolder(id: item.id, name: name, parentID: parentID)
-            : try await client.updateFile(id: item.id, name: name, parentID: parentID)
+        // `currentSource` answers a Box item or a local file's own: a file new to Box is relocated, never moved here.
+        guard case .box(let id) = NodeID(item) else {
+            throw FSError(.notFound, "\(item.name): \(NodeID(item)) is not on Box, so Box cannot rename it")
+        }
+        return item.kind == .folder
+            ? try await client.updateFolder(id: id, name: name, parentID: parentID)
+            : try await client.updateFile(id: id, name: name, parentID: parentID)
     }
 
     /// Runs a Box call that takes a name in `folderID` (or, `emptying`, that needs the folder empty). Box

@@ -171,7 +171,7 @@ public final class FileSystem: Sendable {
         }
         keepNodesWithinBudget(nodeCount: nodeCount)
         guard let node else { return nil }
-        return attributes(of: visible(node.item), inode: node.inode)
+        return attributes(of: visible(node), inode: node.inode)
     }
 
     /// The file `item`, as a listing or a directory snapshot showed it, is now. An item with a made-up id may
@@ -179,9 +179,9 @@ public final class FileSystem: Sendable {
     /// is none (its upload landed and the local copy is gone, or it was deleted): a node of the dead id would
     /// stand for no file (ENOENT at the next open). The caller lists again, or lets the kernel look it up.
     private static func nowStandingFor(_ item: BoxItem, parent: UInt64, in state: CoreState) -> BoxItem? {
-        guard LocalFiles.isLocalID(item.id), state.tree.inode(forItemID: item.id) == nil else { return item }
+        guard case .local = NodeID(item), state.tree.inode(forItemID: item.id) == nil else { return item }
         if let local = state.locals.file(itemID: item.id), !local.unlinked { return local.item }
-        guard let folderID = state.tree.node(parent)?.item.id else { return nil }
+        guard let folderID = state.tree.node(parent)?.itemID else { return nil }
         return state.locals.file(named: item.name, inFolder: folderID)?.item
     }
 
@@ -194,17 +194,22 @@ public final class FileSystem: Sendable {
     public func attributes(_ inode: UInt64) throws(FSError) -> FileAttributes {
         if let virtual = VirtualInode(inode) { return try virtualAttributes(virtual, inode: inode) }
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
-        if InodeTable.isDetached(node.item.id), let unlinked = locals.withLock({ $0.unlinkedFile(inode: inode) }) {
+        if node.id.isDetached, let unlinked = locals.withLock({ $0.unlinkedFile(inode: inode) }) {
             var attributes = attributes(of: unlinked.item, inode: inode)
             attributes.unlinked = true
             return attributes
         }
-        return attributes(of: visible(node.item), inode: inode)
+        return attributes(of: visible(node), inode: inode)
     }
 
     /// The item as the kernel should see it: with its local size and times while it has local content.
     func visible(_ item: BoxItem) -> BoxItem {
         locals.withLock { $0.file(itemID: item.id)?.item } ?? item
+    }
+
+    /// `visible` of the node's item; a detached node stands for no item, so no local file's content is its.
+    func visible(_ node: InodeTable.Node) -> BoxItem {
+        node.id.isDetached ? node.item : visible(node.item)
     }
 
     /// Space on the account, from `GET /users/me` (at most a minute old).
@@ -264,10 +269,11 @@ public final class FileSystem: Sendable {
         localTimes.withLock { times in for id in folderIDs { times.entriesChanged[id] = now } }
     }
 
-    /// The Box folder behind an inode, or ENOTDIR/ENOENT.
+    /// The Box folder behind an inode, or ENOTDIR/ENOENT (also for a detached node: it stands for no folder).
     func folderItem(_ inode: UInt64) throws(FSError) -> BoxItem {
         guard let node = tree.withLock({ $0.node(inode) }) else { throw .notFound("inode \(inode)") }
         guard node.item.kind == .folder else { throw .notDirectory(node.item.name) }
+        guard !node.id.isDetached else { throw Self.detachedFromItem(node) }
         return node.item
     }
 

@@ -30,7 +30,7 @@ extension InodeTable {
     ) -> (dropped: Int, waiting: Bool) {
         var dropped = 0
         for (folderID, forgottenAt) in forgottenFolders {
-            if inodeByBoxID[folderID] != nil {
+            if inodeByID[.box(folderID)] != nil {
                 forgottenFolders[folderID] = nil  // held again
             } else if forgottenAt <= cutoff {
                 forgottenFolders[folderID] = nil
@@ -54,15 +54,15 @@ extension InodeTable {
         return dropped
     }
 
-    /// Builds `nodes` and `inodeByBoxID` again at their size once three quarters of their room is empty (after
+    /// Builds `nodes` and `inodeByID` again at their size once three quarters of their room is empty (after
     /// the kernel forgot most inodes, as under memory pressure or `drop_caches`). Each rebuild costs as many
     /// steps as the entries left and happens only after at least twice as many left: amortised constant.
     mutating func compactNodeIndexes() {
         if nodes.capacity > Self.compactionFloor, nodes.count < nodes.capacity / 4 {
             nodes = Dictionary(uniqueKeysWithValues: nodes.map { ($0.key, $0.value) })
         }
-        if inodeByBoxID.capacity > Self.compactionFloor, inodeByBoxID.count < inodeByBoxID.capacity / 4 {
-            inodeByBoxID = Dictionary(uniqueKeysWithValues: inodeByBoxID.map { ($0.key, $0.value) })
+        if inodeByID.capacity > Self.compactionFloor, inodeByID.count < inodeByID.capacity / 4 {
+            inodeByID = Dictionary(uniqueKeysWithValues: inodeByID.map { ($0.key, $0.value) })
         }
     }
 

@@ -13,13 +13,13 @@ extension InodeTable {
         let mark = ownChanges.mark()
         while let current = pending.popLast() {
             remoteChangeMarks[current.id] = mark
-            let folderInode = inodeByBoxID[current.id]
+            let folderInode = inodeByID[.box(current.id)]
             if let folderInode { effect.inodes.append(folderInode) }
             guard let listing = listings.removeValue(forKey: current.id) else { continue }
             effect.folderIDs.append(current.id)
             for item in listing.items {
                 if let folderInode { effect.entries.append((folderInode, item.name)) }
-                if let inode = inodeByBoxID[item.id], item.kind == .file { effect.inodes.append(inode) }
+                if let inode = inodeByID[.box(item.id)], item.kind == .file { effect.inodes.append(inode) }
                 if recursive, item.kind == .folder, listings[item.id] != nil {
                     pending.append(item)
                     below.append(item)

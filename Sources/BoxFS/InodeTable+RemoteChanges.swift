@@ -30,7 +30,7 @@ extension InodeTable {
     /// new folder are dropped, and the answer says which names and inodes the kernel must forget.
     mutating func applyRemoteChange(_ item: BoxItem, removed: Bool) -> RemoteChangeEffect? {
         let holders = listingsHolding(id: item.id)
-        let inode = inodeByBoxID[item.id]
+        let inode = inodeByID[.box(item.id)]
         let node = inode.flatMap { nodes[$0] }
         if removed {
             guard !holders.isEmpty || node != nil else { return nil }
@@ -43,7 +43,7 @@ extension InodeTable {
             }
             // No listing holds it (its folder's was not cached) and the kernel's node is already this state.
             if holders.isEmpty, let node, Self.sameState(node.item, item) { return nil }
-            let parentKnown = item.parentID.map { listings[$0] != nil || inodeByBoxID[$0] != nil } ?? false
+            let parentKnown = item.parentID.map { listings[$0] != nil || inodeByID[.box($0)] != nil } ?? false
             guard !holders.isEmpty || node != nil || parentKnown else { return nil }
         }
         var effect = RemoteChangeEffect()
@@ -55,18 +55,18 @@ extension InodeTable {
         for folderID in folders {
             listings[folderID] = nil
             remoteChangeMarks[folderID] = mark
-            if let folderInode = inodeByBoxID[folderID] { effect.inodes.append(folderInode) }
+            if let folderInode = inodeByID[.box(folderID)] { effect.inodes.append(folderInode) }
         }
         effect.folderIDs = folders
         for holder in holders {
-            guard let folderInode = inodeByBoxID[holder.folderID] else { continue }
+            guard let folderInode = inodeByID[.box(holder.folderID)] else { continue }
             if removed, let inode {
                 effect.deletions.append((folderInode, inode, holder.item.name))
             } else {
                 effect.entries.append((folderInode, holder.item.name))
             }
         }
-        if !removed, let parentID = item.parentID, let folderInode = inodeByBoxID[parentID] {
+        if !removed, let parentID = item.parentID, let folderInode = inodeByID[.box(parentID)] {
             effect.entries.append((folderInode, item.name))
             if let inode { nodes[inode]?.parentInode = folderInode }
         }

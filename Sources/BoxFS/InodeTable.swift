@@ -11,11 +11,16 @@ import BoxAPI
 struct InodeTable {
     struct Node {
         let inode: UInt64
+        /// What the node stands for (see `NodeID`); `item` is what it showed last, kept when it is detached.
+        var id: NodeID
         var item: BoxItem
         var parentInode: UInt64
         var lookupCount: UInt64
         /// A file's last look-up in `useOrder` (0 for folders, which are never evicted: see `InodeTable+NodeEviction`).
         var lastUse: UInt64 = 0
+
+        /// The id of the item it stands for, as the local files and the listings know it; nil once detached.
+        var itemID: String? { id.isDetached ? nil : item.id }
     }
 
     /// A folder's children as Box last listed them, indexed so that a lookup, an event about one item and the
@@ -104,7 +109,7 @@ struct InodeTable {
     static let rootInode: UInt64 = 1
 
     var nodes: [UInt64: Node] = [:]
-    var inodeByBoxID: [String: UInt64] = [:]
+    var inodeByID: [NodeID: UInt64] = [:]
     var listings = ListingCache()
     private var nextInode: UInt64 = 2
     /// The mount's own changes to listings while fetches are in flight (see `OwnChanges`).
@@ -118,8 +123,9 @@ struct InodeTable {
     var useOrder = NodeUseOrder()
 
     init(root: BoxItem) {
-        nodes[Self.rootInode] = Node(inode: Self.rootInode, item: root, parentInode: Self.rootInode, lookupCount: 1)
-        inodeByBoxID[root.id] = Self.rootInode
+        nodes[Self.rootInode] = Node(
+            inode: Self.rootInode, id: .box(root.id), item: root, parentInode: Self.rootInode, lookupCount: 1)
+        inodeByID[.box(root.id)] = Self.rootInode
     }
 
     func node(_ inode: UInt64) -> Node? { nodes[inode] }
@@ -149,7 +155,7 @@ struct InodeTable {
         listings.touch(folderID)
         var changed: [UInt64] = []
         for item in items {
-            guard let inode = inodeByBoxID[item.id], let old = nodes[inode]?.item else { continue }
+            guard let inode = inodeByID[NodeID(item)], let old = nodes[inode]?.item else { continue }
             if old.kind == .file, old.contentVersion != item.contentVersion { changed.append(inode) }
             nodes[inode]?.item = item
         }
@@ -167,18 +173,19 @@ struct InodeTable {
     /// directory snapshot taken before a write, and only `store(listing:)` and the mount's own changes
     /// may move a node's item (readdirplus would otherwise hand the kernel an older size).
     mutating func remember(_ item: BoxItem, parentInode: UInt64) -> Node {
-        if let inode = inodeByBoxID[item.id], var node = nodes[inode] {
+        let id = NodeID(item)
+        if let inode = inodeByID[id], var node = nodes[inode] {
             node.parentInode = inode == Self.rootInode ? inode : parentInode
             node.lookupCount += 1
             noteUse(of: &node)
             nodes[inode] = node
             return node
         }
-        var node = Node(inode: nextInode, item: listed(item) ?? item, parentInode: parentInode, lookupCount: 1)
+        var node = Node(inode: nextInode, id: id, item: listed(item) ?? item, parentInode: parentInode, lookupCount: 1)
         nextInode += 1
         noteUse(of: &node)
         nodes[node.inode] = node
-        inodeByBoxID[item.id] = node.inode
+        inodeByID[id] = node.inode
         return node
     }
 
@@ -192,11 +199,11 @@ struct InodeTable {
         return listing.items[position]
     }
 
-    /// The kernel dropped `count` references; a node nobody references is removed (the root never is), and its
-    /// item is answered. The node indexes are built again smaller once most of their room is empty: a
+    /// The kernel dropped `count` references; a node nobody references is removed (the root never is), and is
+    /// answered. The node indexes are built again smaller once most of their room is empty: a
     /// `Dictionary` keeps its capacity however many entries leave it (see `compactNodeIndexes`).
     @discardableResult
-    mutating func forget(_ inode: UInt64, count: UInt64) -> BoxItem? {
+    mutating func forget(_ inode: UInt64, count: UInt64) -> Node? {
         guard inode != Self.rootInode, var node = nodes[inode] else { return nil }
         node.lookupCount = node.lookupCount > count ? node.lookupCount - count : 0
         guard node.lookupCount == 0 else {
@@ -204,8 +211,8 @@ struct InodeTable {
             return nil
         }
         nodes[inode] = nil
-        if inodeByBoxID[node.item.id] == inode { inodeByBoxID[node.item.id] = nil }
+        if inodeByID[node.id] == inode { inodeByID[node.id] = nil }
         compactNodeIndexes()
-        return node.item
+        return node
     }
 }

@@ -125,10 +125,14 @@ struct LocalFiles {
     /// there with content sent is never shown (`UnansweredUploads`).
     var unanswered: UnansweredUploads?
 
-    /// Made-up ids of files Box does not have yet; never numeric, so never a Box id.
+    /// The id a file Box does not have yet shows in its item (never numeric, so never a Box id); read back only by
+    /// `NodeID(itemID:)`, through `localNumber`.
     static func localID(_ number: UInt64) -> String { "local-\(number)" }
 
-    static func isLocalID(_ id: String) -> Bool { id.hasPrefix("local-") }
+    /// The number of the local file `id` was made up for, or nil for a Box id.
+    static func localNumber(_ id: String) -> UInt64? {
+        id.hasPrefix("local-") ? UInt64(id.dropFirst(6)) : nil
+    }
 
     mutating func reserveNumber() -> UInt64 {
         defer { nextNumber += 1 }
