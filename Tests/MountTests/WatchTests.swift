@@ -191,6 +191,21 @@ final class WatchTests: WriteTestCase {
         XCTAssertEqual(paths, [fixture.path("Projects/twice.txt"), fixture.path("Projects/after.txt")], "\(watcher.lines)")
     }
 
+    /// The mount's own change comes back on the stream: shown, and marked as this mount's.
+    func testTheMountsOwnChangeIsShownAndMarked() async throws {
+        let fixture = try await startProjects()
+        let watcher = try watch(["--json", fixture.path("Projects")], in: "/")
+        try await Task.sleep(nanoseconds: 500_000_000)
+
+        try Data("mine\n".utf8).write(to: URL(fileURLWithPath: fixture.path("Projects/own.txt")))
+        let lines = try await watcher.waitForLines(1, "the mount's own new file", timeout: 15)
+
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any], lines[0])
+        XCTAssertEqual(object["path"] as? String, fixture.path("Projects/own.txt"))
+        XCTAssertEqual(object["kind"] as? String, "created")
+        XCTAssertEqual(object["this_mount"] as? Bool, true, lines[0])
+    }
+
     /// A PATH that is not in a boxfs mount, or does not exist: one line on stderr, status 2.
     func testAPathOutsideABoxfsMountIsRefusedWithStatus2() throws {
         let outside = try makeTemporaryDirectory("not-boxfs")
