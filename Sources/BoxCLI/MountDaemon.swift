@@ -58,7 +58,7 @@ struct MountDaemon {
         logger.info("mounted \(source.fsname) on \(mountpoint)")
         let adoptedRuns = adopted.map { journal in Task { await journal.run() } }
         follower?.start()
-        let status = await serve(mount)
+        let status = await serve(mount, ending: { filesystem.closeWatchers() })
         if await !mount.finish(waitingUpTo: .seconds(5)) {
             logger.warning("requests read before the unmount were still being served after 7 s; not waiting for them")
         }
@@ -188,11 +188,15 @@ struct MountDaemon {
     }
 
     /// Runs libfuse's loop on its own thread (it blocks), and turns SIGTERM/SIGINT/SIGHUP into a clean unmount.
-    private func serve(_ mount: FUSEMount) async -> Int32 {
+    /// `ending` runs first at a signal (the `boxfs watch` streams end, so their open files hold no connection).
+    private func serve(_ mount: FUSEMount, ending: @escaping @Sendable () -> Void) async -> Int32 {
         let signals = [SIGTERM, SIGINT, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { mount.requestUnmount() }
+            source.setEventHandler {
+                ending()
+                mount.requestUnmount()
+            }
             source.resume()
             return source
         }

@@ -38,7 +38,7 @@ public enum CommandFile {
 
     /// The folder a command file's inode names; nil for any other inode.
     static func folder(of inode: UInt64) -> UInt64? {
-        inode & (topBits | queryBit) == flag ? inode & ~topBits : nil
+        inode & (topBits | queryBit) == flag && !WatchFile.isWatch(inode) ? inode & ~topBits : nil
     }
 
     /// The name that carries `request` on a read-only mount (`CommandQueries`; the client side).

@@ -87,6 +87,8 @@ extension FileSystem {
             return try staging.read(offset: offset, length: length)
         case .command(let exchange):
             return await readCommandAnswer(exchange, offset: offset, length: length)
+        case .watch(let subscription):
+            return try await subscription.read(length: length)
         case .snapshot(let data):
             guard offset >= 0, offset < Int64(data.count) else { return Data() }
             let start = data.startIndex + Int(offset)
@@ -145,6 +147,10 @@ extension FileSystem {
     }
 
     public func releaseFile(handle: UInt64) async {
+        if case .watch(let subscription)? = handles.withLock({ $0.handle(handle) }) {
+            handles.withLock { _ = $0.close(handle) }
+            return watchers.unsubscribe(subscription)
+        }
         guard case .local(let number, let writable)? = handles.withLock({ $0.close(handle) }) else { return }
         let file = locals.withLock { files in
             files.update(number) { file in

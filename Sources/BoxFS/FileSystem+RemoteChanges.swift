@@ -20,9 +20,16 @@ extension FileSystem {
         var refresh: [String: UInt64] = [:]
         // Something was deleted or restored elsewhere: the trash view asks Box again at its next visit.
         if events.contains(where: { $0.removesItem || $0.eventType.hasPrefix("ITEM_UNDELETE") }) { trashChanged() }
+        let watched = !watchers.isEmpty
         for event in events {
             guard let item = event.item, item.id != singleFileID else { continue }
-            if !event.removesItem, isUploadingNewFile(like: item) { continue }
+            // What a `boxfs watch` shows is worked out before the change is applied: the tree still has the old path.
+            var change = watched ? watchChange(for: event, item: item) : nil
+            defer { if let change { publish(change, itemID: item.id) } }
+            if !event.removesItem, isUploadingNewFile(like: item) {
+                change?.thisMount = true
+                continue
+            }
             guard let effect = tree.withLock({ $0.applyRemoteChange(item, removed: event.removesItem) }) else {
                 continue
             }

@@ -37,7 +37,7 @@ extension FileSystem {
         switch virtual {
         case .control: forgetControl(inode, count: count)
         case .commandQuery: commandQueries.withLock { $0.forget(inode, count: count) }
-        case .status, .retry, .refresh, .commandFile: break
+        case .status, .retry, .refresh, .commandFile, .watchFile: break
         }
     }
 
@@ -48,6 +48,9 @@ extension FileSystem {
         case .commandQuery:
             guard let query = commandQueryAttributes(inode) else { throw .notFound("command query") }
             return query
+        case .watchFile(let folder):
+            guard let attributes = watchFileAttributes(parent: folder, name: WatchFile.name) else { throw .notFound(WatchFile.name) }
+            return attributes
         case .commandFile(let folder):
             guard let attributes = commandFileAttributes(parent: folder, name: CommandFile.name) else {
                 throw .notFound(CommandFile.name)
@@ -67,6 +70,7 @@ extension FileSystem {
             return try await openRefreshFile(folder: folder, recursive: recursive, mode: mode, truncate: truncate)
         case .commandFile(let folder): return try openCommandFile(folder: folder, mode: mode)
         case .commandQuery: return try openCommandQuery(inode, mode: mode)
+        case .watchFile(let folder): return try openWatchFile(folder: folder, mode: mode, truncate: truncate)
         }
     }
 

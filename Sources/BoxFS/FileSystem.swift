@@ -29,6 +29,8 @@ public final class FileSystem: Sendable {
     let controlState: ControlState
     /// What the mount was started on (`MountedRoot`).
     let mounted: MountedRoot
+    /// The open `boxfs watch` streams (`WatchFile`).
+    let watchers = WatchHub()
 
     var client: BoxClient { backend.client }
     var store: BlockStore { backend.store }

@@ -25,6 +25,8 @@ enum OpenHandle: Sendable {
     case snapshot(Data)
     /// A command file's request and answer (`CommandFile`).
     case command(CommandExchange)
+    /// A `boxfs watch` stream (`WatchFile`).
+    case watch(WatchHub.Subscription)
 }
 
 /// Open file and folder handles by number. A value type guarded by the `FileSystem`'s mutex.

@@ -45,6 +45,7 @@ extension FileSystem {
     /// for any other name.
     func controlFileAttributes(parent: UInt64, name: String) -> FileAttributes? {
         if let refresh = refreshFileAttributes(parent: parent, name: name) { return refresh }
+        if let watch = watchFileAttributes(parent: parent, name: name) { return watch }
         if let command = commandFileAttributes(parent: parent, name: name) { return command }
         guard parent == Self.rootInode else { return nil }
         if name == StatusFile.name { return statusFileAttributes }

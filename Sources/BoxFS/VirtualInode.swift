@@ -3,7 +3,7 @@
 /// directory), told apart from a Box item's inode by its top bits, once (`init`).
 ///
 /// Inode ranges (Box items count up from 2): the status files at the very top (bit 63); `RefreshFile` bit 62;
-/// `CommandFile` bit 61 (with bit 60, a query name's); the control directory's nodes bit 60 alone
+/// `CommandFile` bit 61 (with bit 60, a query name's; with bit 59, a `WatchFile`); the control directory's nodes bit 60 alone
 /// (`ControlDirectory`). `FileSystem+VirtualNodes` answers for them, so the core's own operations see Box items
 /// and local files only.
 enum VirtualInode: Equatable {
@@ -17,6 +17,8 @@ enum VirtualInode: Equatable {
     case commandFile(folder: UInt64)
     /// A name carrying a command on a read-only mount (`CommandQueries`).
     case commandQuery
+    /// `.boxfs\watch` in the folder `folder` (`WatchFile`).
+    case watchFile(folder: UInt64)
     /// A node of the control directory (`ControlDirectory`).
     case control
 
@@ -30,6 +32,8 @@ enum VirtualInode: Equatable {
             self = .refresh(folder: target.folder, recursive: target.recursive)
         } else if ControlDirectory.contains(inode) {
             self = .control
+        } else if let folder = WatchFile.folder(of: inode) {
+            self = .watchFile(folder: folder)
         } else if CommandFile.isQuery(inode) {
             self = .commandQuery
         } else if let folder = CommandFile.folder(of: inode) {

@@ -41,6 +41,37 @@ final class EventLossTests: EventStreamTestCase {
         }
     }
 
+    /// A stream position Box refuses (400, as for a position it no longer has): the mount starts again at `now` and
+    /// drops every cached listing, so a change whose event was lost before shows too (docs/SEMANTICS.md "Changes
+    /// made elsewhere"). Without the restart the refusal is a failure like any other, the listing is kept, and only
+    /// the change whose event comes later shows.
+    func testAPositionBoxRefusesRestartsAtNowAndListsEveryFolderAgain() async throws {
+        try await startBoxSim(texts: ["a.txt": "a\n", "sub/s.txt": "s\n"])
+        try api.setLongPollTimeout(2)
+        let fixture = try mountWritable(options: ["dir_cache_ttl=60"])
+        try await waitUntilFollowing(fixture)
+        XCTAssertEqual(try names(fixture, "sub"), ["s.txt"])
+        let sub = try XCTUnwrap(try api.entry(at: "sub"))
+        try api.setEventFaults(drop: 1)
+        try api.uploadFile(named: "b.txt", text: "b\n", parentID: sub.id)  // its event is lost
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        XCTAssertEqual(try names(fixture, "sub"), ["s.txt"])
+        let before = try requests().last?.seq ?? 0
+        try api.addFault(["path_prefix": "/2.0/events", "method": "GET", "error_status": 400, "error_rate": 1, "count": 1])
+
+        // In the root: wakes the long poll, and the fetch that follows is refused.
+        try api.uploadFile(named: "c.txt", text: "c\n")
+        try await Poll.until("sub listed again", timeout: 8, interval: 0.1) {
+            try self.names(fixture, "sub") == ["b.txt", "s.txt"] ? true : nil
+        }
+        XCTAssertEqual(try names(fixture), ["a.txt", "c.txt", "sub"])
+        let events = try requests().filter { $0.seq > before && $0.path == "/2.0/events" && $0.method == "GET" }
+        let refused = try XCTUnwrap(events.firstIndex { $0.status == 400 }, "\(events.map { ($0.query ?? "", $0.status) })")
+        XCTAssertTrue(events[(refused + 1)...].contains { $0.query?.contains("stream_position=now") == true },
+                      "the stream starts again at now: \(events.map { $0.query ?? "" })")
+        XCTAssertEqual(try statusJSON(fixture)["events"] as? String, "following")
+    }
+
     /// A late event: the change shows once its event arrives, not before, and the folder is not listed again
     /// before then (`dir_cache_ttl` is 60 s: only the event can bring it).
     func testAChangeWhoseEventIsLateShowsOnceTheEventArrives() async throws {

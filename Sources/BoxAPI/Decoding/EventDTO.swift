@@ -25,11 +25,14 @@ struct LenientEventDTO: Decodable {
         case source
         case eventID = "event_id"
         case eventType = "event_type"
+        case createdAt = "created_at"
+        case createdBy = "created_by"
     }
 
     private enum SourceKeys: String, CodingKey {
         case type
         case itemStatus = "item_status"
+        case pathCollection = "path_collection"
     }
 
     init(from decoder: any Decoder) throws {
@@ -38,13 +41,21 @@ struct LenientEventDTO: Decodable {
         else { return }
         var item: BoxItem?
         var status: String?
+        var path: [BoxPathEntry]?
         if let source = try? c.nestedContainer(keyedBy: SourceKeys.self, forKey: .source),
            let kind = try? source.decode(String.self, forKey: .type), kind == "file" || kind == "folder" {
             item = try? c.decode(ItemDTO.self, forKey: .source).item
             status = try? source.decodeIfPresent(String.self, forKey: .itemStatus)
+            if source.contains(.pathCollection) {
+                path = (try? c.decode(ItemWithPathDTO.self, forKey: .source))?.value.pathCollection
+            }
         }
-        event = BoxEvent(eventID: try? c.decodeIfPresent(String.self, forKey: .eventID), eventType: type, item: item,
-                         itemStatus: status)
+        var decoded = BoxEvent(eventID: try? c.decodeIfPresent(String.self, forKey: .eventID), eventType: type, item: item,
+                               itemStatus: status)
+        decoded.createdAt = try? c.decodeDateIfPresent(forKey: .createdAt)
+        decoded.createdBy = (try? c.decodeIfPresent(UserReferenceDTO.self, forKey: .createdBy))?.user
+        decoded.pathCollection = path
+        event = decoded
     }
 }
 

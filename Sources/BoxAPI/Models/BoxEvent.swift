@@ -1,3 +1,5 @@
+import Foundation
+
 /// One entry of a user's event stream (`GET /2.0/events`), as the filesystem needs it.
 public struct BoxEvent: Sendable, Equatable {
     public var eventID: String?
@@ -8,6 +10,12 @@ public struct BoxEvent: Sendable, Equatable {
     public var item: BoxItem?
     /// The source's `item_status` (`active`, `trashed`, `deleted`), when it has one.
     public var itemStatus: String?
+    /// When the event happened (`created_at`), when sent.
+    public var createdAt: Date? = nil
+    /// Who made the change (`created_by`), when sent.
+    public var createdBy: BoxUserReference? = nil
+    /// The folders above the source, from All Files down (`source.path_collection`), when Box sent them.
+    public var pathCollection: [BoxPathEntry]? = nil
 
     public init(eventID: String? = nil, eventType: String, item: BoxItem?, itemStatus: String? = nil) {
         self.eventID = eventID
