@@ -34,6 +34,8 @@ extension FileSystem {
                 refresh[parentID] = parentInode
             }
         }
+        // Downloads and previews (the pinner's own among them) change nothing a pin covers.
+        pinner?.noticeChanges(events.filter { !["ITEM_DOWNLOAD", "ITEM_PREVIEW"].contains($0.eventType) }.compactMap(\.item))
         for (folderID, inode) in refresh {
             guard let folder = tree.withLock({ $0.node(inode)?.item }), folder.id == folderID else { continue }
             do { _ = try await listing(of: folder, inode: inode) } catch {
