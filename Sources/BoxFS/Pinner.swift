@@ -62,6 +62,8 @@ final class Pinner: Sendable {
     }
 
     static let rescanInterval: Duration = .seconds(600)
+    /// After a pass in which a walk or a fetch failed (Box out of reach, wrong bytes), the next pass comes this soon.
+    static let retryDelay: Duration = .seconds(5)
 
     let file: URL
     let store: BlockStore
@@ -177,6 +179,12 @@ final class Pinner: Sendable {
         }
         reconcileCache()
         await fetchMissing()
+        if state.withLock({ $0.lastError != nil }) {
+            Task { [weak self] in
+                guard (try? await Task.sleep(for: Self.retryDelay)) != nil else { return }
+                self?.wakeUp()
+            }
+        }
     }
 
     /// Pins every tracked file in the disk cache and unpins the rest.

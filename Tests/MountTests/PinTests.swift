@@ -111,6 +111,30 @@ final class PinTests: WriteTestCase {
         XCTAssertEqual(try succeed(["cat", fixture.path("keep/small.txt")]), "small and pinned\n")
     }
 
+    /// Wrong bytes from Box (boxsim's `corrupt` fault) fail the whole-file check: nothing is kept, the pin says
+    /// why; once Box sends the right bytes, the file is fetched again and kept.
+    func testWrongBytesFromBoxAreNotKeptAndThePinSaysWhyUntilTheRightBytesCome() async throws {
+        try await startBoxSim(largeFiles: ["docs/data.bin": 2 << 20])
+        let fixture = try mountWritable()
+        try api.corruptBodies(atByte: 1000)
+        try succeed([try binary, "pin", fixture.path("docs")])
+        let listed = try await Poll.until("the pin's error", timeout: 30, interval: 0.3) {
+            let out = try Shell.run([try self.binary, "pinned", fixture.mountpoint.path]).stdout
+            return out.contains("last error: ") ? out : nil
+        }
+        XCTAssertTrue(listed.contains(": 0 of 1 file(s), 0 B of 2.1 MB here (0%); last error: /docs/data.bin: file "), listed)
+        XCTAssertTrue(listed.contains("hashes to SHA-1"), listed)
+        let status = try succeed([try binary, "status", fixture.mountpoint.path])
+        XCTAssertTrue(status.contains("      last error: /docs/data.bin: file "), status)
+        let cache = try XCTUnwrap(cacheDirectory)
+        let blocks = try Shell.run(["sh", "-c", "find \(cache.path)/*/boxfs-layout-2/blocks -type f | wc -l"]).stdout
+        XCTAssertEqual(blocks.trimmingCharacters(in: .whitespacesAndNewlines), "0", "no wrong block is kept")
+        try api.clearFaults()
+        try await waitUntilPinned(fixture, files: 1, timeout: 30)
+        let expected = try XCTUnwrap(try api.entry(at: "docs/data.bin")?.sha1)
+        XCTAssertEqual(try sha1(fixture.path("docs/data.bin")), expected)
+    }
+
     func testAPinLargerThanThePinBudgetIsRefusedWithOneLineAndNothingIsPinned() async throws {
         let sim = try await startBoxSim(texts: ["fits/a.txt": "a\n"], largeFiles: ["huge/big.bin": 3 << 20])
         let fixture = try mountWritable(options: ["pin_size=2M"])
