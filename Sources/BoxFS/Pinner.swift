@@ -59,10 +59,13 @@ final class Pinner: Sendable {
         var lastError: String?
         /// Per pin: why its last walk or a fetch of one of its files failed.
         var pinErrors: [String: String] = [:]
+        /// Passes in a row in which a walk or a fetch failed (not a pin whose item Box no longer has).
+        var failingPasses = 0
     }
 
     static let rescanInterval: Duration = .seconds(600)
-    /// After a pass in which a walk or a fetch failed (Box out of reach, wrong bytes), the next pass comes this soon.
+    /// After a pass in which a walk or a fetch failed (Box out of reach, wrong bytes), the next pass comes this soon,
+    /// twice as late after each such pass in a row, up to `rescanInterval`.
     static let retryDelay: Duration = .seconds(5)
 
     let file: URL
@@ -178,10 +181,15 @@ final class Pinner: Sendable {
             state.lastError = state.pinErrors.values.sorted().first
         }
         reconcileCache()
-        await fetchMissing()
-        if state.withLock({ $0.lastError != nil }) {
+        let fetchFailed = await fetchMissing()
+        let failing = state.withLock { state in
+            state.failingPasses = failed.isEmpty && !fetchFailed ? 0 : state.failingPasses + 1
+            return state.failingPasses
+        }
+        if failing > 0 {
+            let delay = min(Self.retryDelay * (1 << min(failing - 1, 10)), Self.rescanInterval)
             Task { [weak self] in
-                guard (try? await Task.sleep(for: Self.retryDelay)) != nil else { return }
+                guard (try? await Task.sleep(for: delay)) != nil else { return }
                 self?.wakeUp()
             }
         }
@@ -196,8 +204,10 @@ final class Pinner: Sendable {
         }
     }
 
-    /// Fetches, one at a time, every tracked file whose current version is not on disk and verified.
-    private func fetchMissing() async {
+    /// Fetches, one at a time, every tracked file whose current version is not on disk and verified; answers
+    /// whether a fetch failed.
+    private func fetchMissing() async -> Bool {
+        var anyFailed = false
         let files = state.withLock { $0.files.values.sorted { $0.path < $1.path } }
         for tracked in files {
             if Task.isCancelled { break }
@@ -216,6 +226,7 @@ final class Pinner: Sendable {
             } catch {
                 let line = "\(Self.shown(tracked.path)): \(Self.oneLine(error))"
                 logger.warning("pinned file not kept: \(line)")
+                anyFailed = true
                 state.withLock { state in
                     state.lastError = line
                     state.pinErrors[tracked.pinID] = line
@@ -223,6 +234,7 @@ final class Pinner: Sendable {
             }
             state.withLock { $0.fetching = nil }
         }
+        return anyFailed
     }
 
     /// What `pin` covers on Box now: every file below it (or itself), and every folder (itself included).
