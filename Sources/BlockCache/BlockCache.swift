@@ -59,6 +59,10 @@ public final class BlockCache: Sendable {
     public let capacity: Int64
     /// Bytes the cache leaves free on its filesystem (0: no check).
     public let minimumFree: Int64
+    /// The budget of pinned blocks (nil: the disk's free space); see `BlockCache+Pins`.
+    public let pinCapacity: Int64?
+    /// Pinned files: escaped id → Box file id (taken under `state`'s lock, after it).
+    let pinnedIDs: Mutex<[String: String]>
     let layout: CacheLayout
     let state: Mutex<CacheIndex>
     private let lockDescriptor: Int32
@@ -67,8 +71,10 @@ public final class BlockCache: Sendable {
 
     /// Opens (creating it with mode 0700 if needed) the cache in `directory`, deleting data of other
     /// layout versions or block sizes, and evicting down to `capacity` if it shrank.
+    /// - Parameter pinCapacity: the budget of pinned files' blocks (`pin_size`), apart from `capacity`; nil: none of
+    ///   their own, the disk's free space decides (see `BlockCache+Pins`).
     public init(directory: URL, capacity: Int64, blockSize: Int = defaultBlockSize, minimumFree: Int64 = 0,
-                logger: Logger = Logger(label: "boxfs.blockcache")) throws {
+                pinCapacity: Int64? = nil, logger: Logger = Logger(label: "boxfs.blockcache")) throws {
         guard blockSize > 0, blockSize <= Int(UInt32.max) else {
             throw BlockCacheError.invalidConfiguration("block size \(blockSize)")
         }
@@ -79,9 +85,13 @@ public final class BlockCache: Sendable {
         self.logger = logger
         layout = CacheLayout(directory: directory, blockSize: blockSize)
         lockDescriptor = try layout.lock()
-        var index = CacheIndex(capacity: capacity)
+        self.pinCapacity = pinCapacity
+        var index = CacheIndex(capacity: capacity, pinCapacity: pinCapacity)
+        var pinnedIDs: [String: String] = [:]
         do {
             try layout.prepare()
+            // Pinned files first: their blocks go to the pinned class and are never evicted below.
+            pinnedIDs = Self.loadPinned(layout: layout, into: &index)
             for block in layout.scan().sorted(by: { $0.lastUsed < $1.lastUsed }) {
                 index.insert(block.key, size: block.size)
             }
@@ -92,6 +102,7 @@ public final class BlockCache: Sendable {
         let evicted = index.evictToCapacity()
         Self.loadVerified(layout: layout, into: &index)
         state = Mutex(index)
+        self.pinnedIDs = Mutex(pinnedIDs)
         evicted.forEach(deleteFile)
     }
 

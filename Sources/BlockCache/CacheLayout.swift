@@ -18,6 +18,8 @@ import Darwin
 ///     blocks/<xx>/<file>~<version>~<block>   one file per block (data + BlockTrailer),
 ///     verified/<file>~<version>        empty: the version's cached blocks were part of a whole
 ///                                      read that matched Box's SHA-1 (see BlockCache+Verified).
+///     pinned/<file>                    holds the Box file id: the file's blocks are pinned, never
+///                                      evicted, counted apart from the capacity (see BlockCache+Pins).
 /// ```
 /// `LAYOUT` holds the layout version and the block size; when it is missing or differs (another
 /// block size), the whole layout folder is rebuilt empty.
@@ -41,6 +43,8 @@ struct CacheLayout: Sendable {
     var blocksDirectory: String { layoutDirectory + "/blocks" }
     var verifiedDirectory: String { layoutDirectory + "/verified" }
     func verifiedPath(_ versionName: String) -> String { verifiedDirectory + "/" + versionName }
+    var pinnedDirectory: String { layoutDirectory + "/pinned" }
+    func pinnedPath(_ file: String) -> String { pinnedDirectory + "/" + file }
     var marker: String { "boxfs block cache\nlayout \(BlockCache.layoutVersion)\nblock-size \(blockSize)\n" }
 
     func blockPath(_ key: BlockKey) -> String { blocksDirectory + "/" + key.fanOut + "/" + key.fileName }
@@ -76,6 +80,7 @@ struct CacheLayout: Sendable {
         try Syscall.makeDirectory(layoutDirectory)
         try Syscall.makeDirectory(blocksDirectory)
         try Syscall.makeDirectory(verifiedDirectory)
+        try Syscall.makeDirectory(pinnedDirectory)
         if fileManager.fileExists(atPath: tempDirectory) { try fileManager.removeItem(atPath: tempDirectory) }
         try Syscall.makeDirectory(tempDirectory)
         for byte in 0..<256 {

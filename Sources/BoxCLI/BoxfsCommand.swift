@@ -10,7 +10,8 @@ struct BoxfsCommand: AsyncParsableCommand {
         subcommands: [
             MountCommand.self, UnmountCommand.self, StatusCommand.self, RetryCommand.self, RefreshCommand.self,
             VersionsCommand.self, RestoreCommand.self, TrashCommand.self, LinkCommand.self, LockCommand.self,
-            UnlockCommand.self, SearchCommand.self, WatchCommand.self, InfoCommand.self, LoginCommand.self, LogoutCommand.self,
+            UnlockCommand.self, SearchCommand.self, WatchCommand.self, InfoCommand.self, PinCommand.self,
+            UnpinCommand.self, PinnedCommand.self, LoginCommand.self, LogoutCommand.self,
             ProfileCommand.self,
         ])
 }

@@ -26,7 +26,7 @@ struct MountCommand: AsyncParsableCommand {
               umask=MODE  file_mode=MODE  dir_mode=MODE
               entry_timeout=S  attr_timeout=S  dir_cache_ttl=S
               listing_cache_entries=N  node_cache_entries=N
-              cache_dir=PATH  cache_size=SIZE  cache_min_free=SIZE
+              cache_dir=PATH  cache_size=SIZE  cache_min_free=SIZE  pin_size=SIZE
               cache=on|off  read_ahead_kb=N
               write_back_delay=S  upload_wait=S  stall_timeout=S
               events=on|off  control_dir=NAME

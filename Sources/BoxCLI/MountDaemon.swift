@@ -58,7 +58,9 @@ struct MountDaemon {
         logger.info("mounted \(source.fsname) on \(mountpoint)")
         let adoptedRuns = adopted.map { journal in Task { await journal.run() } }
         follower?.start()
+        filesystem.startPinning()
         let status = await serve(mount, ending: { filesystem.closeWatchers() })
+        filesystem.stopPinning()
         if await !mount.finish(waitingUpTo: .seconds(5)) {
             logger.warning("requests read before the unmount were still being served after 7 s; not waiting for them")
         }
@@ -142,6 +144,12 @@ struct MountDaemon {
         filesystemOptions.directoryPermissions = options.directoryPermissions
         filesystemOptions.controlDirectoryName = options.controlDirectory
         filesystemOptions.links = options.links
+        if options.cacheEnabled {
+            // The pin set (`boxfs pin`), beside the block cache it keeps files in: one per mounted folder.
+            filesystemOptions.pinFile = CacheLocation.accountDirectory(options: options, endpoint: endpoints.apiBase, userID: user.id)
+                .appendingPathComponent("pins-\(root.id).json")
+            filesystemOptions.pinBudget = options.pinSizeText
+        }
         let store = ReadPathSetup.makeStore(
             options: options, endpoint: endpoints.apiBase, userID: user.id, client: client, logger: logger)
         var writeBack: WriteBackContext?

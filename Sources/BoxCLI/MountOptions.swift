@@ -37,6 +37,11 @@ public struct MountOptions: Equatable, Sendable {
     public var cacheEnabled = true
     /// Bytes the block cache leaves free on its disk for written data (nil: 512 MiB or a tenth of the disk).
     public var cacheMinimumFree: Int64?
+    /// The budget of pinned files' blocks (`pin_size=`), apart from `cacheSize`; nil: the disk's free space
+    /// less `cacheMinimumFree` (see `BlockCache+Pins`).
+    public var pinSize: Int64?
+    /// `pin_size=` as given, for messages.
+    public var pinSizeText: String?
     /// Kernel read-ahead for the mount in KiB (set when running as root; 0 leaves the kernel's default).
     public var readAheadKilobytes = 1024
     /// Seconds after the last close before a file is uploaded (a newer close restarts the wait).
@@ -167,6 +172,13 @@ public struct MountOptions: Equatable, Sendable {
                 throw ParseError(description: "option 'cache_min_free': '\(text)' is not a size like 512M or 4G")
             }
             cacheMinimumFree = bytes
+        case "pin_size":
+            let text = try required()
+            guard let bytes = Self.byteCount(text) else {
+                throw ParseError(description: "option 'pin_size': '\(text)' is not a size like 512M or 4G")
+            }
+            pinSize = bytes
+            pinSizeText = text
         case "read_ahead_kb":
             let kilobytes = try number(Int.self)
             guard kilobytes >= 0 else { throw ParseError(description: "option 'read_ahead_kb' must be 0 or more") }

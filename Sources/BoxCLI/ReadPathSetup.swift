@@ -28,10 +28,11 @@ enum ReadPathSetup {
                 if sharing.trimmed > 0 { logger.info("trimmed \(sharing.trimmed) bytes of unused caches in cache_dir") }
                 disk = try BlockCache(
                     directory: directory, capacity: BlockCache.capacity(withinDiskSpace: sharing.capacity),
-                    minimumFree: minimumFree, logger: logger)
+                    minimumFree: minimumFree, pinCapacity: options.pinSize, logger: logger)
                 logger.info("""
                     block cache at \(directory.path), limit \(sharing.capacity) bytes of cache_size \(options.cacheSize) \
-                    (\(sharing.inUse) in use by other mounts, \(sharing.idle) kept by idle caches), keeping \(minimumFree) bytes free
+                    (\(sharing.inUse) in use by other mounts, \(sharing.idle) kept by idle caches), keeping \(minimumFree) bytes free; \
+                    \(disk?.pinnedBytes ?? 0) bytes pinned
                     """)
             } catch {
                 logger.warning("block cache disabled: \(error)")

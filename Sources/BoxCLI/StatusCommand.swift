@@ -76,6 +76,13 @@ struct StatusCommand: AsyncParsableCommand {
             "cached_listings": report.cachedListings ?? NSNull(),
             "cached_listing_entries": report.cachedListingEntries ?? NSNull(),
             "nodes": report.nodes ?? NSNull(),
+            "pinned": report.pinned.map { pinned -> [String: Any] in
+                [
+                    "pins": pinned.pins, "files": pinned.files, "files_done": pinned.filesDone, "bytes": pinned.bytes,
+                    "bytes_done": pinned.bytesDone, "bytes_to_fetch": pinned.bytes - pinned.bytesDone,
+                    "fetching": pinned.fetching ?? NSNull(), "error": pinned.error ?? NSNull(),
+                ]
+            } ?? NSNull(),
             "pacing": (report.pacing ?? []).map { wait -> [String: Any] in
                 ["limit": wait.limit, "waiting": wait.waiting, "per_window": wait.perWindow]
             },
@@ -144,6 +151,7 @@ enum StatusText {
         }
         for wait in report.pacing ?? [] { lines.append("  " + wait.line) }
         if let line = eventsLine(report) { lines.append(line) }
+        if let line = pinnedLine(report) { lines.append(line) }
         if let listings = report.cachedListings, let entries = report.cachedListingEntries, let nodes = report.nodes {
             lines.append("  in memory: \(listings) folder listing(s) of \(counted(entries, "entry", "entries")), \(nodes) node(s) the kernel holds")
         }
@@ -164,6 +172,18 @@ enum StatusText {
         case "starting": return "  changes elsewhere: starting to follow Box's events"
         default: return "  changes elsewhere: listed again every dir_cache_ttl (events=off)"
         }
+    }
+
+    /// `pinned: 2 item(s), 1.2 MB of 3.4 MB here (35%), 2.2 MB to fetch (3 of 5 files)`, and what is being
+    /// fetched or the last error.
+    static func pinnedLine(_ report: StatusReport) -> String? {
+        guard let pinned = report.pinned else { return nil }
+        let percent = pinned.bytes > 0 ? pinned.bytesDone * 100 / pinned.bytes : (pinned.filesDone == pinned.files ? 100 : 0)
+        var line = "  pinned: \(pinned.pins) item(s), \(bytes(pinned.bytesDone)) of \(bytes(pinned.bytes)) here (\(percent)%), "
+            + "\(bytes(pinned.bytes - pinned.bytesDone)) to fetch (\(pinned.filesDone) of \(pinned.files) file(s) here)"
+        if let fetching = pinned.fetching { line += "; fetching /\(fetching)" }
+        if let error = pinned.error { line += "\n      last error: \(error)" }
+        return line
     }
 
     private static func summary(_ report: StatusReport) -> String {

@@ -14,6 +14,9 @@ public enum BoxAttribute: String, CaseIterable, Sendable {
     case lock, owner
     case modifiedBy = "modified_by"
     case url
+    /// The pin that keeps the item on this machine (`boxfs pin`): its path below the mount's root. Not a Box
+    /// fact but the mount's own; answered by `FileSystem.pinnedAttribute(ofItem:)`, so `value(of:)` has none.
+    case pinned
 
     public static let prefix = "user.box."
 
@@ -38,6 +41,7 @@ public enum BoxAttribute: String, CaseIterable, Sendable {
         case .owner: return item.ownerLogin
         case .modifiedBy: return item.modifiedByLogin
         case .url: return webAppBase + (item.kind == .folder ? "/folder/" : "/file/") + item.id
+        case .pinned: return nil
         }
     }
 }

@@ -78,7 +78,7 @@ public struct CommandRequest: Codable, Sendable, Equatable {
         /// Whether the operation changes anything on Box (refused on a read-only mount).
         public var changesBox: Bool {
             switch self {
-            case .versions, .trashList, .search: false
+            case .versions, .trashList, .search, .pin, .unpin, .pinned: false
             default: true
             }
         }
@@ -86,6 +86,8 @@ public struct CommandRequest: Codable, Sendable, Equatable {
         case versions, restore, lock, unlock, link
         case trashList = "trash-list", trashRestore = "trash-restore", trashPurge = "trash-purge"
         case search
+        /// Pinning keeps items on this machine and changes nothing on Box (`FileSystem+Pins`).
+        case pin, unpin, pinned
     }
 
     public var op: Operation
@@ -107,6 +109,8 @@ public struct CommandRequest: Codable, Sendable, Equatable {
     public var query: String?
     public var extensions: [String]?
     public var type: String?
+    /// `pin`: the item's path below the mount's root, as the command was given it (what `pinned` shows).
+    public var pinPath: String?
 
     public init(op: Operation, name: String? = nil) {
         self.op = op
@@ -155,8 +159,24 @@ public struct CommandAnswer: Codable, Sendable, Equatable {
         public var trashedAt: Date?
     }
 
+    /// A pin (`pin`, `pinned`): the item, and how much of it is on this machine.
+    public struct Pin: Codable, Sendable, Equatable {
+        /// Below the mount's root (`""`: the root).
+        public var path: String
+        public var id: String
+        public var kind: String
+        public var files: Int
+        public var filesDone: Int
+        public var bytes: Int64
+        public var bytesDone: Int64
+        /// Why the pin's last walk or a fetch of one of its files failed.
+        public var error: String?
+    }
+
     public var error: String?
     public var versions: [Version]?
+    /// `pin`: the new pin; `pinned`: every pin of the mount; `unpin`: the pin released.
+    public var pins: [Pin]?
     /// `restore`: the version promoted, and the file's new current version number.
     public var restoredVersion: Int?
     public var lock: Lock?

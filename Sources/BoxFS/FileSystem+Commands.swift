@@ -74,7 +74,8 @@ extension FileSystem {
             }
             if singleFileID != nil { throw FSError(.notSupported, "commands are not available on a mount of a single file") }
             let answer = try await perform(request, folder: folder)
-            logger.info("command \(request.op.rawValue) on \(request.name ?? ".") done")
+            // `boxfs pinned` is asked in loops (waiting for a pin); it changes nothing.
+            if request.op != .pinned { logger.info("command \(request.op.rawValue) on \(request.name ?? ".") done") }
             return answer
         } catch {
             logger.warning("command \(request.op.rawValue) on \(request.name ?? "."): \(error.message)")
@@ -93,6 +94,9 @@ extension FileSystem {
         case .trashRestore: return try await trashRestore(request, folder: folder)
         case .trashPurge: return try await trashPurge(request, folder: folder)
         case .search: return try await search(request, folder: folder)
+        case .pin: return try await pin(request, folder: folder)
+        case .unpin: return try await unpin(request, folder: folder)
+        case .pinned: return pinned()
         }
     }
 

@@ -34,6 +34,7 @@ extension FileSystem {
         let now = Date(), base = options.webAppBase
         return (only.map { [$0] } ?? BoxAttribute.allCases).compactMap { attribute in
             if pending, attribute.describesContent { return nil }
+            if attribute == .pinned { return pinnedAttribute(ofItem: item.id).map { (attribute, $0) } }
             return attribute.value(of: item, webAppBase: base, now: now).map { (attribute, $0) }
         }
     }

@@ -41,6 +41,8 @@ extension FileSystem {
                 refresh[parentID] = parentInode
             }
         }
+        // Downloads and previews (the pinner's own among them) change nothing a pin covers.
+        pinner?.noticeChanges(events.filter { !["ITEM_DOWNLOAD", "ITEM_PREVIEW"].contains($0.eventType) }.compactMap(\.item))
         for (folderID, inode) in refresh {
             guard let node = tree.withLock({ $0.node(inode) }), node.itemID == folderID else { continue }
             let folder = node.item

@@ -42,7 +42,7 @@ extension FileSystem {
                 placed = tree.mountPath(under: collection, name: item.name)
             }
             let held = tree.listingsHolding(id: item.id).first?.item
-                ?? tree.inodeByBoxID[item.id].flatMap { tree.nodes[$0]?.item }
+                ?? tree.inodeByID[.box(item.id)].flatMap { tree.nodes[$0]?.item }
             return (known, placed, held)
         }
         let before = remembered ?? known
@@ -92,7 +92,7 @@ extension InodeTable {
         var names: [String] = []
         var current = inode
         while current != Self.rootInode {
-            guard let node = nodes[current], !Self.isDetached(node.item.id), names.count < 4096 else { return nil }
+            guard let node = nodes[current], node.itemID != nil, names.count < 4096 else { return nil }
             names.append(node.item.name)
             current = node.parentInode
         }
@@ -101,7 +101,7 @@ extension InodeTable {
 
     /// The path of the folder `id`: its node's, else its entry's in a cached listing of a folder the tree places.
     func mountPath(ofFolderID id: String, depth: Int = 0) -> String? {
-        if let inode = inodeByBoxID[id] { return mountPath(ofInode: inode) }
+        if let inode = inodeByID[.box(id)] { return mountPath(ofInode: inode) }
         guard depth < 256, let holder = listingsHolding(id: id).first,
               let folder = mountPath(ofFolderID: holder.folderID, depth: depth + 1)
         else { return nil }
@@ -113,7 +113,7 @@ extension InodeTable {
         if let holder = listingsHolding(id: id).first, let folder = mountPath(ofFolderID: holder.folderID) {
             return Self.joined(folder, holder.item.name)
         }
-        return inodeByBoxID[id].flatMap { mountPath(ofInode: $0) }
+        return inodeByID[.box(id)].flatMap { mountPath(ofInode: $0) }
     }
 
     /// The path of `name` in the folder an event's `path_collection` ends with: from the deepest folder of it the tree

@@ -31,6 +31,8 @@ public final class FileSystem: Sendable {
     let mounted: MountedRoot
     /// The open `boxfs watch` streams (`WatchFile`).
     let watchers = WatchHub()
+    /// Keeps pinned items on this machine (`boxfs pin`); nil without a pin file (`cache=off`, tests of the core).
+    let pinner: Pinner?
 
     var client: BoxClient { backend.client }
     var store: BlockStore { backend.store }
@@ -67,6 +69,9 @@ public final class FileSystem: Sendable {
         self.logger = logger
         self.mounted = MountedRoot(singleFileID: root.kind == .file ? root.id : nil)
         self.controlState = ControlState(name: options.controlDirectoryName)
+        self.pinner = options.pinFile.flatMap { file in
+            store.canPin ? Pinner(file: file, store: store, client: client, logger: logger) : nil
+        }
         var state = CoreState(tree: InodeTable(root: root.kind == .file ? SingleFileRoot.folder(for: root) : root))
         state.locals.unanswered = backend.writeBack?.uploader.unanswered
         self.state = CoreStateLock(state)
@@ -289,8 +294,20 @@ public final class FileSystem: Sendable {
             let items = try await listingFetches.run(folder.id) { [self] in try await fetchListing(of: folder) }
             return locals.withLock { $0.overlay(items, folderID: folder.id) }
         } catch {
+            // Box out of reach: the listing held, however old, so what is on this machine (pinned files, files read
+            // whole) stays reachable.
+            if client.connectivity.offline != nil, let held = tree.withLock({ $0.listings[folder.id]?.items }) {
+                return locals.withLock { $0.overlay(held, folderID: folder.id) }
+            }
             throw FSError(error, context: "listing \(folder.name)")
         }
+    }
+
+    /// A folder's items from Box, stored as its cached listing (the pinner's walk, `Pinner`): a pinned folder's
+    /// listing is then held for lookups while Box is out of reach.
+    func fetchAndStoreListing(folderID: String) async throws -> [BoxItem] {
+        let folder = BoxItem(id: folderID, kind: .folder, name: folderID)
+        return try await listingFetches.run(folderID) { [self] in try await fetchListing(of: folder) }
     }
 
     /// Asks Box for a folder's items and stores them (once, however many callers wait for it), with

@@ -37,6 +37,10 @@ public struct FilesystemOptions: Sendable {
     public var links = false
     /// The Box user the mount acts as: its own locks do not bind it (nil: every lock binds).
     public var userID: String?
+    /// Where the mount's pin set is kept (`boxfs pin`; see `Pinner`); nil: pinning is not available (`cache=off`).
+    public var pinFile: URL?
+    /// `pin_size=` as given (for messages); nil: the default budget, the disk's free space.
+    public var pinBudget: String?
 
     public init(
         uid: UInt32 = getuid(), gid: UInt32 = getgid(), readOnly: Bool = true,

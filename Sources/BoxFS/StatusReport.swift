@@ -52,6 +52,22 @@ public struct StatusReport: Codable, Sendable, Equatable {
     /// Calls waiting for Box's rate limits (`Pacer`), by limit; nil or empty when none wait.
     public var pacing: [PacingWait]?
 
+    /// Pinned items (`boxfs pin`): how many, and how much of their files is on this machine.
+    public struct Pinned: Codable, Sendable, Equatable {
+        public var pins: Int
+        public var files: Int
+        public var filesDone: Int
+        public var bytes: Int64
+        public var bytesDone: Int64
+        /// The file being fetched now (below the mount's root).
+        public var fetching: String?
+        /// The last failure of a pin's walk or fetch, one line.
+        public var error: String?
+    }
+
+    /// Nil when nothing is pinned.
+    public var pinned: Pinned?
+
     /// Fills the event stream fields from `state`.
     mutating func describe(_ state: EventStreamState) {
         events = state.phase.rawValue
@@ -86,6 +102,7 @@ extension FileSystem {
             report.describe(eventStreamState)
             describeTree(&report)
             describePacing(&report)
+            describePins(&report)
             return report
         }
         let status = await writeBack.uploader.status()
@@ -107,6 +124,7 @@ extension FileSystem {
         report.describe(eventStreamState)
         describeTree(&report)
         describePacing(&report)
+        describePins(&report)
         return report
     }
 

@@ -67,6 +67,9 @@ public final class FileReader: Sendable {
         self.hashing = DispatchQueue(label: "boxfs.verify.\(file.id)", qos: .utility)
     }
 
+    /// Whether the bytes handed out so far were the whole file and matched Box's SHA-1.
+    public var matchedWhole: Bool { verifier.withLock { $0.outcome } == .matched }
+
     /// Up to `length` bytes at `offset`; fewer only at the end of the file.
     public func read(offset: Int64, length: Int) async throws -> Data {
         let end = min(offset + Int64(length), file.size)

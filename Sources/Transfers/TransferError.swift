@@ -6,6 +6,8 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
     case checksumMismatch(fileID: String, expected: String, actual: String)
     /// No byte of a range arrived for `seconds` (the mount's `stall_timeout`), retries included.
     case stalled(fileID: String, range: Range<Int64>, seconds: Double)
+    /// A file fetched whole to be kept (pinned) has blocks the disk cache found no room for.
+    case notKept(fileID: String)
 
     public var description: String {
         switch self {
@@ -15,6 +17,8 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         case .stalled(let id, let range, let seconds):
             "download of bytes \(range.lowerBound)..<\(range.upperBound) of file \(id) stalled: "
                 + "nothing arrived for \(seconds.formatted()) s (stall_timeout)"
+        case .notKept(let id):
+            "file \(id) was fetched whole but the disk cache had no room to keep all of it (pin_size, or the disk is full)"
         }
     }
 }
