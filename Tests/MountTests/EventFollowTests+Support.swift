@@ -8,9 +8,9 @@ extension EventFollowTests {
 
     /// Waits until `check` holds, at most `visibleWithin` seconds; answers the seconds it took.
     @discardableResult
-    func waitUntilVisible(_ what: String, _ check: () throws -> Bool) async throws -> Double {
+    func waitUntilVisible(_ what: String, within: Double = visibleWithin, _ check: () throws -> Bool) async throws -> Double {
         let started = Date()
-        try await Poll.until(what, timeout: Self.visibleWithin, interval: 0.1) { try check() ? true : nil }
+        try await Poll.until(what, timeout: within, interval: 0.1) { try check() ? true : nil }
         let elapsed = Date().timeIntervalSince(started)
         print("EventFollowTests: \(what) after \(String(format: "%.2f", elapsed)) s")
         return elapsed
