@@ -192,14 +192,6 @@ enum StatusText {
         return "\(report.pending) upload(s) pending, \(report.uploading) running"
     }
 
-    /// "3 B", "999 B", "1.5 kB", "80.0 MB", "2.1 GB" (decimal units, one decimal place above bytes).
-    static func bytes(_ count: Int64) -> String {
-        if count < 1000 { return "\(count) B" }
-        var value = Double(count)
-        for unit in ["kB", "MB", "GB", "TB"] {
-            value /= 1000
-            if value < 999.95 || unit == "TB" { return String(format: "%.1f", value) + " " + unit }
-        }
-        return "\(count) B"
-    }
+    /// "3 B", "999 B", "1.5 kB", "80.0 MB", "2.1 GB": as the core says sizes in its messages.
+    static func bytes(_ count: Int64) -> String { FileSystem.byteText(count) }
 }

@@ -120,8 +120,9 @@ extension FileSystem {
             bytesDone: progress.bytesDone, fetching: fetching, error: error)
     }
 
-    /// "3 B", "1.5 kB", "80.0 MB" (decimal units, as `boxfs status` shows sizes).
-    static func byteText(_ count: Int64) -> String {
+    /// "3 B", "999 B", "1.5 kB", "80.0 MB", "2.1 GB" (decimal units, one decimal place above bytes): sizes in the
+    /// core's messages and in `boxfs status`.
+    public static func byteText(_ count: Int64) -> String {
         if count < 1000 { return "\(count) B" }
         var value = Double(count)
         for unit in ["kB", "MB", "GB", "TB"] {
