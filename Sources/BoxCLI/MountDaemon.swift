@@ -165,6 +165,8 @@ struct MountDaemon {
         }
         let filesystem = FileSystem(
             client: client, root: root, options: filesystemOptions, store: store, writeBack: writeBack, logger: logger)
+        // The account check's answer is the quota the first write is measured against: no call of its own.
+        filesystem.knowAccount(user)
         account.tokenFile?.whenNewToken {
             Task { await filesystem.retryUploads() }
         }

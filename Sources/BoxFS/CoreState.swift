@@ -26,6 +26,8 @@ struct CoreState {
     var eventStream = EventStreamState()
     /// The account as `GET /users/me` last described it (space, upload limit), and when.
     var account: Account?
+    /// A background fetch of the account is under way (the quota check's, `FileSystem.checkSpace`).
+    var accountRefreshing = false
     /// Local copies being stored in the block cache as they are let go of, by Box file id (see `retire`).
     var seedings: [String: Task<Void, Never>] = [:]
     /// The pass asking the kernel to forget files past `node_cache_entries` (`FileSystem+NodeEviction`).

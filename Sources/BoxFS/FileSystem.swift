@@ -229,6 +229,11 @@ public final class FileSystem: Sendable {
             blockSize: blockSize, totalBlocks: total, freeBlocks: total > used ? total - used : 0, maxNameLength: 255)
     }
 
+    /// The account as Box described it just now (the mount's start-up check): the quota check then starts from it.
+    public func knowAccount(_ user: BoxUser) {
+        account.withLock { $0 = CoreState.Account(user: user, fetchedAt: .now) }
+    }
+
     /// The account's user, fetched again when older than `maxAge`.
     func currentUser(maxAge: Duration) async throws(FSError) -> BoxUser {
         let now = ContinuousClock.now
