@@ -301,8 +301,12 @@ public final class FileSystem: Sendable {
         } catch {
             // Box out of reach: the listing held, however old, so what is on this machine (pinned files, files read
             // whole) stays reachable.
-            if client.connectivity.offline != nil, let held = tree.withLock({ $0.listings[folder.id]?.items }) {
-                return locals.withLock { $0.overlay(held, folderID: folder.id) }
+            if client.connectivity.offline != nil,
+                let held = state.withLock({ state in
+                    state.tree.listings[folder.id].map { state.locals.overlay($0.items, folderID: folder.id) }
+                })
+            {
+                return held
             }
             throw FSError(error, context: "listing \(folder.name)")
         }
