@@ -271,14 +271,14 @@ struct UploadAttempt: Sendable {
             let mine = error.conflicts.first(where: { $0.kind == .file && $0.sha1 == digest.hex })
         {
             logger.info("an earlier attempt already stored this file", metadata: ["file": "\(mine.id)"])
-            return .uploaded((try? await client.file(id: mine.id)) ?? mine)
+            return await whole(mine) { .uploaded($0) }
         }
         if error.isNameInUse, target.fileID == nil,
             let earlier = error.conflicts.first(where: { $0.kind == .file && $0.sha1.map(sentBefore.contains) == true })
         {
             logger.info("an earlier attempt stored older content; sending this as its next version",
                         metadata: ["file": "\(earlier.id)"])
-            return .earlierUpload((try? await client.file(id: earlier.id)) ?? earlier)
+            return await whole(earlier) { .earlierUpload($0) }
         }
         // The name is held by a file of the mount's own making that it is removing (its removal failed, or
         // has not run yet): removed now, and the upload tried again.
@@ -322,6 +322,20 @@ struct UploadAttempt: Sendable {
             } catch {}
         }
         return .failed(UploadFailure.classify(error, forVersion: target.fileID != nil))
+    }
+
+    /// `outcome` of Box's whole item for a file a 409 names in its mini form, which has no size and no dates: the
+    /// core lists what landed as it is given, so a failed look (Box unreachable a moment) is a retry, never the
+    /// mini form (model seed 401770801: a file listed with 0 bytes once its local copy was let go of). Any other
+    /// failure (the file gone meanwhile) answers the mini form, as before.
+    private func whole(_ mini: BoxItem, _ outcome: (BoxItem) -> Outcome) async -> Outcome {
+        do {
+            return outcome(try await client.file(id: mini.id))
+        } catch let lookup as BoxAPIError where lookup.isTransient {
+            return .failed(.transient(retryAfter: lookup.retryAfter, message: lookup.description))
+        } catch {
+            return outcome(mini)
+        }
     }
 
     /// The file of this mount's own making (its version is the mount's own, or its content is what another entry

@@ -446,4 +446,29 @@ final class CoreRegressionTests: XCTestCase {
                        ["f0": "renamed"], "no conflicted copy, and f0 holds the renamed content")
         XCTAssertEqual(ids[1], ids[0], "the renamed content is f0's next version")
     }
+
+    /// Seed 401770801 (in-process, faults `all`, racing): a new file's upload was stored with its answer lost; the
+    /// next attempt's 409 named the file Box held (this content: the entry's own), and the look at that file failed.
+    /// The upload was taken as landed with the 409's mini form, which has no size: once the local file was let go
+    /// of, `ls` showed `f2` with 0 bytes.
+    func testANewFileWhoseLostAnswerUploadIsFoundByA409IsListedWithItsSize() throws {
+        let content = Fill(length: 48_407, seed: 31)
+        let (outcomes, files) = try scenario { run, thread -> ([Outcome], [String: [UInt8]]) in
+            let box = run.box
+            let lost = box.addRule(FakeBoxRule("POST", FakeBoxRule.newFile, .loseAnswer))
+            // Every attempt of the client's look at the file Box holds fails (its retry policy makes 6).
+            let look = box.addRule(FakeBoxRule("GET", "/2.0/files/", count: 6, .status(503)))
+            var outcomes = [await thread.run(.writeFile("f2", content))]
+            try Self.expect(await box.waitUntilUsed(lost), "Box stored f2, its answer lost")
+            try Self.expect(await box.waitUntilUsed(look, count: 6), "the look at the file the 409 names failed")
+            _ = await run.pendingSettled()
+            outcomes.append(await thread.run(.list("")))
+            outcomes.append(await thread.run(.read("f2")))
+            return (outcomes, run.boxFiles(under: "t0"))
+        }
+        XCTAssertEqual(outcomes.map(\.errno), [0, 0, 0])
+        XCTAssertEqual(outcomes[1], Outcome(text: "f2:file:48407"), "the listing shows the size Box holds")
+        XCTAssertEqual(outcomes[2], Outcome(bytes: content.bytes))
+        XCTAssertEqual(Self.named(files, ["content": content.bytes]), ["f2": "content"])
+    }
 }
