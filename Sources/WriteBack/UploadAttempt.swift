@@ -101,8 +101,9 @@ struct UploadAttempt: Sendable {
     private func noted(_ outcome: Outcome) -> Outcome {
         switch outcome {
         case .uploaded(let item), .earlierUpload(let item), .placed(let item):
-            if let version = item.fileVersionID { try? journal.noteOwnVersion(fileID: item.id, versionID: version) }
-            if let sha1 = item.sha1 { try? journal.answeredVersion(fileID: item.id, sha1: sha1) }
+            if let version = item.fileVersionID {
+                try? journal.noteOwnVersion(fileID: item.id, versionID: version, sha1: item.sha1)
+            }
         default: break
         }
         return outcome

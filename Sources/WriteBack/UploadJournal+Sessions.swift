@@ -108,13 +108,6 @@ extension UploadJournal {
         }
     }
 
-    /// Box answered for the version with `sha1` of `fileID`: its version id is known now (`noteOwnVersion`).
-    public func answeredVersion(fileID: String, sha1: String) throws {
-        try write { db in
-            try db.execute(sql: "DELETE FROM sent_version WHERE file_id = ? AND sha1 = ?", arguments: [fileID, sha1])
-        }
-    }
-
     /// Every place the entry sent its content to as a new file and got no answer from, but the one given.
     public func sentPlaces(id: Int64, except place: SentPlace? = nil) throws -> [SentPlace] {
         try read { db in
@@ -158,10 +151,14 @@ extension UploadJournal {
 
 extension UploadJournal {
     /// This mount's upload made `versionID` of Box file `fileID`.
-    public func noteOwnVersion(fileID: String, versionID: String) throws {
+    public func noteOwnVersion(fileID: String, versionID: String, sha1: String?) throws {
         try write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO own_version VALUES (?, ?, ?)",
                            arguments: [fileID, versionID, Date().timeIntervalSince1970])
+            // Answered: the version is known by its id from now on, no longer by the content sent (`sent_version`).
+            if let sha1 {
+                try db.execute(sql: "DELETE FROM sent_version WHERE file_id = ? AND sha1 = ?", arguments: [fileID, sha1])
+            }
         }
     }
 
