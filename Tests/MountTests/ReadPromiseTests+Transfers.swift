@@ -36,26 +36,36 @@ extension ReadPromiseTests {
 
     // MARK: 5. The kernel keeps a file's pages across opens (keep_cache)
 
-    func testASecondOpenOfAnUnchangedFileIsServedFromTheKernelsPageCache() async throws {
-        // Larger than what the daemon keeps in memory (read blocks: 16 MiB), and no disk cache: a second read
-        // that reached the daemon would have to fetch most of the file again.
+    func testASecondOpenOfAnUnchangedFileKeepsTheKernelsPages() async throws {
+        // No disk cache. What is measured is what the kernel holds (`fincore`), not what reaches Box: this kernel
+        // may ask again for a few 4 KiB blocks of pages it keeps (seen in about 1 run in 10 under load, with
+        // `keep_cache` set and nothing invalidated), and those reads fetch whole blocks from Box.
         let size = 48 << 20
         let seed = try SeedTree.make(texts: [:], largeFiles: ["kept.bin": size])
         let expected = try sha1(seed.appendingPathComponent("kept.bin").path)
         let (mount, _) = try await mountWithLog(seed: seed, options: ["cache=off"])
         let sim = try XCTUnwrap(boxsim)
-        _ = try succeed(["stat", mount.path("kept.bin")])
+        let path = mount.path("kept.bin")
+        _ = try succeed(["stat", path])
         let first = try lastSequence(sim)
-        XCTAssertEqual(try sha1(mount.path("kept.bin")), expected)
-        XCTAssertGreaterThanOrEqual(
-            try downloadedBytes(after: first, in: sim), Int64(size), "the first read fetched the file")
+        XCTAssertEqual(try sha1(path), expected)
+        XCTAssertGreaterThanOrEqual(try downloadedBytes(after: first, in: sim), Int64(size), "the first read fetched the file")
+        XCTAssertGreaterThanOrEqual(try resident(path), size * 9 / 10, "the first read left the file in the page cache")
 
-        let second = try lastSequence(sim)
-        XCTAssertEqual(try sha1(mount.path("kept.bin")), expected)
-        let again = try sim.requestLog().after(second).filter {
-            $0.path.hasPrefix("/dl/") || $0.path.hasSuffix("/content")
-        }
-        XCTAssertEqual(again.count, 0, "the second open was served by the kernel's page cache:\n\(again.summary)")
+        // The second open is held while the kernel's pages are counted: an open without keep_cache drops them all.
+        let second = try Shell.bash(
+            "exec 3< \"$F\" && fincore --bytes --noheadings --output RES \"$F\" && sha1sum <&3", environment: ["F": path])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        let lines = second.stdout.split(separator: "\n")
+        XCTAssertGreaterThanOrEqual(Int(lines.first ?? "") ?? 0, size * 9 / 10,
+                                    "a second open of the unchanged file kept the kernel's pages")
+        XCTAssertEqual(lines.last.map { String($0.prefix(40)) }, expected)
+    }
+
+    /// Bytes of `path` in the kernel's page cache.
+    private func resident(_ path: String) throws -> Int {
+        let output = try succeed(["fincore", "--bytes", "--noheadings", "--output", "RES", path])
+        return try XCTUnwrap(Int(output.trimmingCharacters(in: .whitespacesAndNewlines)), output)
     }
 
     // MARK: 6. 1 MiB reads and growing read-ahead ranges
