@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // boxsim's gzip answers (Box compresses JSON for clients that ask): zlib over NIO's buffers.
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         // C shims over system libraries.
@@ -84,6 +86,7 @@ let package = Package(
         // The Box API emulator.
         .target(name: "BoxSim", dependencies: [
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "CompressNIO", package: "compress-nio"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -104,6 +107,7 @@ let package = Package(
         .testTarget(name: "CurlHTTPTests", dependencies: [
             "CurlHTTP", "BoxTestSupport",
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CompressNIO", package: "compress-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .testTarget(name: "BoxAPITests", dependencies: ["BoxAPI", "CurlHTTP", "BoxTestSupport"], swiftSettings: strict),

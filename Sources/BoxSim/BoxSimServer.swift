@@ -68,6 +68,7 @@ public enum BoxSimServer {
         router.add(middleware: RequestLogMiddleware(log: log))
         router.add(middleware: FaultMiddleware(faults: faults))
         router.add(middleware: RequestBaseMiddleware(overrides: configuration.publicURLs))
+        router.add(middleware: GzipMiddleware())
         let channels = LongPollChannels()
         let redelivery = EventRedelivery()
         let limiter = RateLimiter(settings: settings)

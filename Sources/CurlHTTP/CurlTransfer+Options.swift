@@ -16,6 +16,8 @@ extension CurlTransfer {
         try check(boxfs_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context))
         try set(CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)
         try set(CURLOPT_MAXREDIRS, configuration.maxRedirects)
+        // curl sends `Accept-Encoding: gzip` and decodes the answer as it arrives.
+        if request.acceptsCompressedBody { try set(CURLOPT_ACCEPT_ENCODING, "gzip") }
         try configureTimeouts(request.timeouts ?? configuration.timeouts)
         try configureCallbacks(context)
         try configureMethodAndBody(request, context)

@@ -70,6 +70,7 @@ public struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
         CURLE_COULDNT_CONNECT,  // refused, unreachable
         CURLE_HTTP2,  // framing layer failure
         CURLE_PARTIAL_FILE,  // body shorter than Content-Length: the peer cut the connection
+        CURLE_BAD_CONTENT_ENCODING,  // a gzip answer cut or damaged on the way
         CURLE_OPERATION_TIMEDOUT,  // connect, low-speed or total limit
         CURLE_SSL_CONNECT_ERROR,  // handshake interrupted
         CURLE_GOT_NOTHING,  // connection closed before any response

@@ -13,6 +13,9 @@ public struct HTTPRequest: Sendable {
     public var timeouts: HTTPTimeouts?
     /// Where the response body goes.
     public var responseBody: HTTPResponseDestination
+    /// Ask for a gzip-compressed body (`Accept-Encoding: gzip`) and hand it on decompressed: for JSON answers,
+    /// which shrink several times on the wire. Never for content, whose bytes and ranges must arrive as stored.
+    public var acceptsCompressedBody: Bool
 
     public init(
         method: HTTPMethod = .get,
@@ -21,7 +24,8 @@ public struct HTTPRequest: Sendable {
         body: HTTPBody = .empty,
         followRedirects: Bool = false,
         timeouts: HTTPTimeouts? = nil,
-        responseBody: HTTPResponseDestination = .memory
+        responseBody: HTTPResponseDestination = .memory,
+        acceptsCompressedBody: Bool = false
     ) {
         self.method = method
         self.url = url
@@ -30,6 +34,7 @@ public struct HTTPRequest: Sendable {
         self.followRedirects = followRedirects
         self.timeouts = timeouts
         self.responseBody = responseBody
+        self.acceptsCompressedBody = acceptsCompressedBody
     }
 
     /// Rejects what would corrupt the request on the wire. Messages name the field, never its value.

@@ -83,7 +83,10 @@ struct ResponseReceiver {
         }
         if !reserved {
             reserved = true
-            if let declared = headers["Content-Length"].flatMap({ Int64($0) }), declared > 0 {
+            // A compressed body's Content-Length counts the bytes on the wire, not the decoded ones received here.
+            if headers["Content-Encoding"] == nil, let declared = headers["Content-Length"].flatMap({ Int64($0) }),
+                declared > 0
+            {
                 if (200..<300).contains(status), declared <= Int64(pool.maximumSize) {
                     pooled = PooledBody(pool: pool, expectedCount: Int(declared))
                 }

@@ -40,6 +40,22 @@ import CurlHTTP
         }
     }
 
+    @Test func aCompressedAnswerIsAskedForOnlyWhenTheRequestTakesOneAndArrivesDecoded() async throws {
+        try await withTestServer { server in
+            let expected = String(repeating: "boxfs gzip answer\n", count: 3641)
+            let compressed = try await HTTPClient().send(HTTPRequest(url: server.url("/gzip"), acceptsCompressedBody: true))
+            #expect(compressed.headers["Content-Encoding"] == "gzip")
+            #expect(Int(compressed.headers["Content-Length"] ?? "") ?? .max < expected.utf8.count / 10)
+            #expect(String(decoding: compressed.body, as: UTF8.self) == expected)
+
+            let plain = try await HTTPClient().send(HTTPRequest(url: server.url("/gzip")))
+            #expect(plain.headers["Content-Encoding"] == nil)
+            #expect(String(decoding: plain.body, as: UTF8.self) == expected)
+            let seen = try await HTTPClient().send(HTTPRequest(url: server.url("/echo-headers")))
+            #expect(!String(decoding: seen.body, as: UTF8.self).contains("accept-encoding"))
+        }
+    }
+
     @Test func errorStatusIsAResponseNotAnError() async throws {
         try await withTestServer { server in
             let response = try await HTTPClient().send(HTTPRequest(url: server.url("/missing")))

@@ -1,3 +1,4 @@
+import CompressNIO
 import Crypto
 import Foundation
 import Hummingbird
@@ -104,6 +105,17 @@ enum TestRoutes {
         router.get("/redirect-to") { request, _ in
             let location = request.uri.queryParameters.get("location") ?? "/"
             return Response(status: .found, headers: [.location: location])
+        }
+        router.get("/gzip") { request, _ in
+            // A text of 64 KiB, compressed when the client takes gzip (as Box does for JSON answers).
+            let text = ByteBuffer(string: String(repeating: "boxfs gzip answer\n", count: 3641))
+            guard request.headers[.acceptEncoding]?.contains("gzip") == true else {
+                return Response(status: .ok, body: .init(byteBuffer: text))
+            }
+            var plain = text
+            let compressed = try plain.compress(with: .gzip())
+            return Response(status: .ok, headers: [.contentEncoding: "gzip", .contentLength: String(compressed.readableBytes)],
+                            body: .init(byteBuffer: compressed))
         }
         router.get("/echo-headers") { request, _ in
             let lines = request.headers.map { "\($0.name.canonicalName): \($0.value)" }.joined(separator: "\n")

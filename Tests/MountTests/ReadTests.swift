@@ -115,6 +115,13 @@ final class ReadTests: MountTestCase {
         XCTAssertEqual(listing.split(separator: "\n").filter { $0.hasPrefix("-") }.count, 2_345)
         let pages = try sim.requestLog().filter { $0.seq > before && $0.path.hasSuffix("/items") }
         XCTAssertEqual(pages.count, 3, "2,345 entries take three listing pages of up to 1,000")
+        // Asked for gzip, as Box serves JSON: the first page on the wire against the same page uncompressed.
+        let first = try XCTUnwrap(pages.min { $0.seq < $1.seq })
+        let url = "\(sim.baseURL)\(first.path)?\(first.query ?? "")"
+        let plain = try Shell.run(["curl", "-sf", "-o", "/dev/null", "-w", "%{size_download}",
+                                   "-H", "Authorization: Bearer \(sim.developerToken)", url])
+        let plainBytes = try XCTUnwrap(Int64(plain.stdout), plain.stderr)
+        XCTAssertLessThan(first.bytesSent * 3, plainBytes, "a page of 1,000 entries went compressed")
     }
 
     func testStatfsReportsTheAccountsSpace() async throws {

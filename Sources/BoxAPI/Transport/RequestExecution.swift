@@ -122,7 +122,8 @@ extension BoxClient {
         for (name, value) in request.headers { headers.add(name: name, value: value) }
         return HTTPRequest(
             method: request.method, url: request.url, headers: headers, body: request.body,
-            followRedirects: !request.isAuthorized, timeouts: request.timeouts, responseBody: request.responseBody)
+            followRedirects: !request.isAuthorized, timeouts: request.timeouts, responseBody: request.responseBody,
+            acceptsCompressedBody: request.answersInJSON)
     }
 
     /// A 401 counts as a rejected token unless its challenge names another problem
