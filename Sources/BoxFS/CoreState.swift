@@ -22,6 +22,10 @@ struct CoreState {
     var localTimes = LocalTimes()
     /// Folders being read file after file, whose next files' download locations are learnt ahead.
     var listingOrderReads = ListingOrderReads()
+    /// The walks of folders being followed, whose next sub-folders are listed ahead (`FileSystem+PrepareNext`).
+    var folderWalks = ListingOrderReads.folderWalk
+    /// Listings fetched ahead of a walk, by the folder being walked and the sub-folder listed (see `folderWalks`).
+    var listingsAhead: [String: [String: Task<Void, Never>]] = [:]
     /// How the mount follows Box's event stream (`EventFollower`).
     var eventStream = EventStreamState()
     /// The account as `GET /users/me` last described it (space, upload limit), and when.

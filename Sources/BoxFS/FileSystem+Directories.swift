@@ -17,6 +17,7 @@ extension FileSystem {
         if let virtual = VirtualInode(inode) { return try await openVirtualDirectory(virtual, inode: inode) }
         let folder = try folderItem(inode)
         let items = try await listing(of: folder, inode: inode)
+        prepareNextFolders(afterOpening: folder, inode: inode)
         let parent = tree.withLock { $0.node(inode)?.parentInode } ?? inode
         return handles.withLock { $0.open(.directory(DirectorySnapshot(inode: inode, parent: parent, items: items))) }
     }

@@ -25,3 +25,49 @@ extension FileSystem {
         }
     }
 }
+
+extension FileSystem {
+    /// Feeds an `opendir` of a sub-folder to `folderWalks`, and lists ahead the next sub-folders a walk in listing
+    /// order (`ls -R`, `find`, `du`) will open, in the background under Box's rate limits: a walk then waits on
+    /// about one listing at a time less, as several are on the wire at once (at most `folderWalk.lookahead`
+    /// ahead of it). An open out of order ends the walk: its listings not fetched yet are cancelled.
+    /// Returns at once (no network on the caller's path).
+    func prepareNextFolders(afterOpening folder: BoxItem, inode: UInt64) {
+        let found = tree.withLock { tree -> (parentID: String, listing: InodeTable.Listing)? in
+            guard let parent = tree.node(inode)?.parentInode, parent != inode, let parentID = tree.node(parent)?.itemID,
+                let listing = tree.listings[parentID]
+            else { return nil }
+            return (parentID, listing)
+        }
+        guard let (parentID, listing) = found, let position = listing.position(of: folder.name),
+            listing.items[position].id == folder.id
+        else { return }
+        let (next, restarted) = folderWalks.withLock { walks in
+            (walks.opened(position: position, of: listing.items, folderID: parentID), walks.runLength(in: parentID) == 0)
+        }
+        if restarted {
+            let abandoned = listingsAhead.withLock { $0.removeValue(forKey: parentID) } ?? [:]
+            abandoned.values.forEach { $0.cancel() }
+        }
+        guard !next.isEmpty else { return }
+        let ttl = listingTTL
+        let now = ContinuousClock.now
+        let unlisted = tree.withLock { tree in
+            next.filter { item in
+                guard let cached = tree.listings[item.id] else { return true }
+                return cached.isStale || now - cached.fetchedAt >= ttl
+            }
+        }
+        for item in unlisted {
+            listingsAhead.withLock { ahead in
+                ahead[parentID, default: [:]][item.id] = Task { [self] in
+                    await CallPriority.background { _ = try? await fetchAndStoreListing(folderID: item.id) }
+                    listingsAhead.withLock { ahead in
+                        ahead[parentID]?[item.id] = nil
+                        if ahead[parentID]?.isEmpty == true { ahead[parentID] = nil }
+                    }
+                }
+            }
+        }
+    }
+}

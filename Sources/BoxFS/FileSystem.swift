@@ -53,6 +53,8 @@ public final class FileSystem: Sendable {
     var openedVersions: CoreStatePart<[UInt64: String]> { state.part(\.openedVersions) }
     var localTimes: CoreStatePart<LocalTimes> { state.part(\.localTimes) }
     var listingOrderReads: CoreStatePart<ListingOrderReads> { state.part(\.listingOrderReads) }
+    var folderWalks: CoreStatePart<ListingOrderReads> { state.part(\.folderWalks) }
+    var listingsAhead: CoreStatePart<[String: [String: Task<Void, Never>]]> { state.part(\.listingsAhead) }
     var eventStream: CoreStatePart<EventStreamState> { state.part(\.eventStream) }
     var account: CoreStatePart<CoreState.Account?> { state.part(\.account) }
     var seedings: CoreStatePart<[String: Task<Void, Never>]> { state.part(\.seedings) }

@@ -27,6 +27,18 @@ import Testing
 
     static func ids(_ positions: ClosedRange<Int>) -> [String] { positions.map { "f\($0)" } }
 
+    @Test func aWalkOfFoldersNamesTheNextFourFoldersAfterTwoInOrderAndEndsOnAJump() {
+        var rule = ListingOrderReads.folderWalk
+        // Folders at 0, 1, 3, 4, 6, 7, 8, 9; files (also empty ones) between them do not break the walk.
+        let listing = Self.listing("ddfddeddddf")
+        let named = Self.open([0, 1, 3], of: listing, in: &rule)
+        #expect(named == [[], ["d3", "d4", "d6", "d7"], ["d8"]])
+        #expect(rule.runLength(in: "A") == 3)
+        #expect(Self.open([7], of: listing, in: &rule) == [[]], "a jump ahead starts the walk anew")
+        #expect(rule.runLength(in: "A") == 0)
+        #expect(Self.open([2], of: listing, in: &rule) == [[]], "a file is no folder of the walk")
+    }
+
     @Test func startsOnlyOnceTheRunIsThreeOpensLong() {
         var rule = ListingOrderReads()
         let named = Self.open([0, 1, 2], of: Self.files(40), in: &rule)

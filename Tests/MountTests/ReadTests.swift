@@ -124,6 +124,36 @@ final class ReadTests: MountTestCase {
         XCTAssertLessThan(first.bytesSent * 3, plainBytes, "a page of 1,000 entries went compressed")
     }
 
+    func testAWalkInListingOrderListsTheNextSubFoldersAheadAndEachFolderOnce() async throws {
+        var texts: [String: String] = [:]
+        for index in 1...9 { texts["tree/d\(index)/f\(index).txt"] = "\(index)\n" }
+        let mount = try await mountBoxSim(seed: try SeedTree.make(texts: texts), options: ["events=off"])
+        let sim = try XCTUnwrap(boxsim)
+        let api = BoxSimAPI(sim)
+        var ids: [String: String] = [:]
+        for index in 1...9 { ids["d\(index)"] = try XCTUnwrap(try api.entry(at: "tree/d\(index)")).id }
+        _ = try succeed(["ls", mount.path("tree")])
+        let before = try lastSequence(sim)
+        func listed() throws -> [String] {
+            let paths = try sim.requestLog().after(before).filter { $0.path.hasSuffix("/items") }.map(\.path)
+            return ids.filter { paths.contains("/2.0/folders/\($0.value)/items") }.map(\.key).sorted()
+        }
+
+        // Two sub-folders opened in listing order make a walk: the next four are listed before anyone opens them.
+        _ = try succeed(["ls", mount.path("tree/d1")])
+        _ = try succeed(["ls", mount.path("tree/d2")])
+        try await Poll.until("d3 to d6 listed ahead", timeout: 10, interval: 0.05) {
+            try listed() == ["d1", "d2", "d3", "d4", "d5", "d6"] ? true : nil
+        }
+        XCTAssertEqual(try listed(), ["d1", "d2", "d3", "d4", "d5", "d6"], "no more than four ahead")
+
+        // The rest of the walk: every file shows, and no folder was listed twice.
+        let walked = try succeed(["ls", "-R", mount.path("tree")])
+        for index in 1...9 { XCTAssertTrue(walked.contains("f\(index).txt"), walked) }
+        let listings = try sim.requestLog().after(before).filter { $0.path.hasSuffix("/items") }
+        XCTAssertEqual(listings.count, 9, "each sub-folder listed once:\n\(listings.summary)")
+    }
+
     func testStatfsReportsTheAccountsSpace() async throws {
         let seed = try SeedTree.make(texts: [:], largeFiles: ["a.bin": 8 << 20])
         let mount = try await mountBoxSim(seed: seed)
