@@ -47,7 +47,7 @@ let package = Package(
         ], swiftSettings: strict),
         // Crash-safe write-back: the upload journal (SQLite) and the uploader (simple, chunked, conflicts).
         .target(name: "WriteBack", dependencies: [
-            "BoxAPI", "CurlHTTP",
+            "BoxAPI", "CurlHTTP", "SystemCalls",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),

@@ -83,6 +83,9 @@ struct StatusCommand: AsyncParsableCommand {
                     "fetching": pinned.fetching ?? NSNull(), "error": pinned.error ?? NSNull(),
                 ]
             } ?? NSNull(),
+            "recovered": report.recovered.map { recovered -> [String: Any] in
+                ["directory": recovered.directory, "count": recovered.files.count, "files": recovered.files]
+            } ?? NSNull(),
             "pacing": (report.pacing ?? []).map { wait -> [String: Any] in
                 ["limit": wait.limit, "waiting": wait.waiting, "per_window": wait.perWindow]
             },
@@ -149,6 +152,7 @@ enum StatusText {
                 lines.append("    \(formatter.string(from: error.date))  \(error.name): \(error.message)")
             }
         }
+        if let line = recoveredLines(report) { lines.append(line) }
         for wait in report.pacing ?? [] { lines.append("  " + wait.line) }
         if let line = eventsLine(report) { lines.append(line) }
         if let line = pinnedLine(report) { lines.append(line) }
@@ -184,6 +188,15 @@ enum StatusText {
         if let fetching = pinned.fetching { line += "; fetching /\(fetching)" }
         if let error = pinned.error { line += "\n      last error: \(error)" }
         return line
+    }
+
+    /// `recovered: 2 file(s) whose folder was deleted on Box, kept in DIR`, and the first 10 of them.
+    static func recoveredLines(_ report: StatusReport) -> String? {
+        guard let recovered = report.recovered, !recovered.files.isEmpty else { return nil }
+        var lines = ["  recovered: \(recovered.files.count) file(s) whose folder was deleted on Box, kept in \(recovered.directory)"]
+        for file in recovered.files.prefix(10) { lines.append("    \(recovered.directory)/\(file)") }
+        if recovered.files.count > 10 { lines.append("    … and \(recovered.files.count - 10) more") }
+        return lines.joined(separator: "\n")
     }
 
     private static func summary(_ report: StatusReport) -> String {

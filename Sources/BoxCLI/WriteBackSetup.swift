@@ -25,11 +25,19 @@ enum WriteBackSetup {
         let lock = try await StateLock.acquire(in: directory, waitingUpTo: options.uploadWait + 10, logger: logger)
         let journal = try UploadJournal(directory: directory)
         let configuration = UploaderConfiguration(writeBackDelay: options.writeBackDelay)
-        let uploader = Uploader(journal: journal, client: client, configuration: configuration, logger: logger)
+        let recovery = RecoveryPlace(directory: recoveryDirectory(account: account, rootID: rootID))
+        let uploader = Uploader(
+            journal: journal, client: client, configuration: configuration, logger: logger, recovery: recovery)
         // Uploads that failed while Box was out of reach wait out their backoff (up to 5 minutes): once Box answers
         // again (noticed by any call, the event stream's retries among them) they are tried at once, in order.
         client.connectivity.whenReachedAgain { Task { _ = await uploader.retryNow() } }
-        return (WriteBackContext(journal: journal, uploader: uploader, stagingDirectory: staging), lock)
+        return (WriteBackContext(journal: journal, uploader: uploader, stagingDirectory: staging, recovery: recovery), lock)
+    }
+
+    /// `<cache_dir>/<account>/recovered/<mounted folder id>/`: where content whose folder was deleted on Box is
+    /// kept, at its path below the mount (docs/CONFIGURATION.md, `cache_dir`).
+    static func recoveryDirectory(account: URL, rootID: String) -> URL {
+        account.appendingPathComponent("recovered").appendingPathComponent(rootID)
     }
 
     /// Finishes what earlier mounts of *other* folders of this account left journaled, when no
@@ -50,8 +58,10 @@ enum WriteBackSetup {
                 return nil
             }
             lock.say("finishing")
+            let rootID = String(name.dropFirst("writeback-".count))
             let uploader = Uploader(
-                journal: journal, client: client, configuration: UploaderConfiguration(writeBackDelay: 0), logger: logger)
+                journal: journal, client: client, configuration: UploaderConfiguration(writeBackDelay: 0), logger: logger,
+                recovery: RecoveryPlace(directory: recoveryDirectory(account: account, rootID: rootID)))
             logger.notice("finishing \(pending.count) upload(s) left journaled by an earlier mount (\(name))")
             return AdoptedJournal(uploader: uploader, lock: lock)
         }

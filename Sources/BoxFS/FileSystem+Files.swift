@@ -33,12 +33,15 @@ extension FileSystem {
         let writable = mode != .readOnly || truncate
         if !writable {
             prepareNextFiles(afterOpening: item, inode: inode)
-            return try await openForReading(inode, item: item)
+            let opened = try await openForReading(inode, item: item)
+            await sendFirst(inode)
+            return opened
         }
         _ = try requireWriteBack(item.name)
         try refuseIfLocked(item)
         let number = try await openForWriting(item, empty: truncate)
         openedVersions.withLock { $0[inode] = nil }
+        await sendFirst(inode)
         let handle = handles.withLock { $0.open(.local(number: number, writable: true)) }
         if truncate, item.size > 0 || locals.withLock({ $0.file(number)?.item.size ?? 0 }) > 0 {
             try await modify(number) { staging throws(FSError) in

@@ -82,6 +82,8 @@ extension FileSystem {
             becameNewFile(entryID: entryID)
         case .stray(_, let item):
             removeLeftover(Leftover(item), reason: "an upload that landed under a name since replaced")
+        case .keptAside(let entryID, _, _, let isFinal):
+            if isFinal { keptAside(entryID: entryID) }
         case .failed:
             break  // logged and kept by the uploader; shown by `boxfs status`
         }
@@ -118,6 +120,17 @@ extension FileSystem {
                 }
             }
         }
+    }
+
+    /// The file's folder is gone from Box and its content is kept in the recovery place: the entry is done with, and
+    /// the local file goes once nobody has it open (as after an upload that landed).
+    private func keptAside(entryID: Int64) {
+        let number = state.withLock { state -> UInt64? in
+            guard let file = state.locals.file(entryID: entryID) else { return nil }
+            state.locals.update(file.number) { $0.uploadEnded(entryID) }
+            return file.number
+        }
+        if let number { dropIfIdle(number) }
     }
 
     /// The Box file the local content was a version of is gone from Box: it goes up as a new file (see

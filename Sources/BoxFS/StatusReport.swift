@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 import WriteBack
 
 /// What `boxfs status` shows for one mount: the uploads waiting or running, and recent errors.
@@ -68,6 +69,17 @@ public struct StatusReport: Codable, Sendable, Equatable {
     /// Nil when nothing is pinned.
     public var pinned: Pinned?
 
+    /// Files whose folder was deleted on Box before they could go up, kept in the recovery place (`RecoveryPlace`).
+    public struct Recovered: Codable, Sendable, Equatable {
+        /// The recovery place: `<cache_dir>/<account>/recovered/<mounted folder id>`.
+        public var directory: String
+        /// The files kept there, as paths below it (their paths below the mount).
+        public var files: [String]
+    }
+
+    /// Nil when none is kept.
+    public var recovered: Recovered?
+
     /// Fills the event stream fields from `state`.
     mutating func describe(_ state: EventStreamState) {
         events = state.phase.rawValue
@@ -125,7 +137,16 @@ extension FileSystem {
         describeTree(&report)
         describePacing(&report)
         describePins(&report)
+        await describeRecovered(&report, writeBack.recovery)
         return report
+    }
+
+    /// The files kept in the recovery place, read off Swift's cooperative pool (a walk of a folder on disk).
+    private func describeRecovered(_ report: inout StatusReport, _ recovery: RecoveryPlace?) async {
+        guard let recovery else { return }
+        let files = await Syscall.offThePool { recovery.files() }
+        guard !files.isEmpty else { return }
+        report.recovered = StatusReport.Recovered(directory: recovery.directory.path, files: files)
     }
 
     private func describeTree(_ report: inout StatusReport) {

@@ -9,11 +9,15 @@ public struct WriteBackContext: Sendable {
     public let uploader: Uploader
     /// Where staging files are made; on the same filesystem as the journal.
     public let stagingDirectory: URL
+    /// Where content Box can no longer take is kept (its folder was deleted on Box), shown by `boxfs status`; the
+    /// uploader writes there. Nil: such uploads stay parked.
+    public let recovery: RecoveryPlace?
 
-    public init(journal: UploadJournal, uploader: Uploader, stagingDirectory: URL) {
+    public init(journal: UploadJournal, uploader: Uploader, stagingDirectory: URL, recovery: RecoveryPlace? = nil) {
         self.journal = journal
         self.uploader = uploader
         self.stagingDirectory = stagingDirectory
+        self.recovery = recovery
     }
 
     /// A new, unique staging file path.

@@ -14,6 +14,9 @@ struct UploadAttempt: Sendable {
         /// An earlier attempt of this entry (older content, before a crash) created `item`: the
         /// current content goes up as its next version.
         case earlierUpload(BoxItem)
+        /// Box confirmed the target's folder gone; the content is kept at `path` of the recovery place (`mountPath`:
+        /// the file's path below the mount).
+        case keptAside(path: String, mountPath: String)
         case failed(UploadFailure)
         /// The entry left the journal meanwhile (the file was deleted locally).
         case vanished
@@ -22,7 +25,7 @@ struct UploadAttempt: Sendable {
         var isBoxAnswer: Bool {
             switch self {
             case .uploaded, .placed, .earlierUpload: true
-            case .failed, .vanished: false
+            case .keptAside, .failed, .vanished: false
             }
         }
     }
@@ -33,6 +36,8 @@ struct UploadAttempt: Sendable {
     let progress: ProgressBoard
     let unanswered: UnansweredUploads
     let logger: Logger
+    /// Where content Box can no longer take is kept; nil: such an entry is parked, as any refusal.
+    let recovery: RecoveryPlace?
 
     /// Background work: when the pace is tight, the calls a user waits on go before an upload's.
     func run(entryID: Int64, target: UploadTarget, generation: Int64) async -> Outcome {
@@ -50,6 +55,9 @@ struct UploadAttempt: Sendable {
             (try? journal.wasLeftover(fileID: fileID)) == true
         {
             return .failed(.targetRemovedHere)
+        }
+        if case .failed(.parentGone) = outcome, let recovery {
+            return await keepAsideIfFolderGone(entryID: entryID, target: target, recovery: recovery, otherwise: outcome)
         }
         // Three 412s that are nobody else's change, answered by sending again against the current etag:
         // a rename or move on Box changes the etag but not the content (Box still holds the version

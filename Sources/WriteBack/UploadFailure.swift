@@ -27,7 +27,8 @@ public enum UploadFailure: Sendable, Equatable {
     /// The file to add a version to was removed by this mount as a leftover (what an upload made under a name since
     /// replaced): the entry's content belongs elsewhere, and the rename that made it a leftover retargets the entry.
     case targetRemovedHere
-    /// The parent folder is gone or refuses the upload.
+    /// The parent folder is gone or refuses the upload (a 404). Once a look at the folder confirms it gone, the
+    /// content is kept in the recovery place (`UploadAttempt.keepAsideIfFolderGone`); otherwise the entry is parked.
     case parentGone(message: String)
     /// The account is out of space (403 `storage_limit_exceeded`).
     case storageFull

@@ -45,6 +45,23 @@ extension UploadLifecycle {
         return actions
     }
 
+    /// Box no longer has the folder, and the content is kept in the recovery place: complete if nothing was written
+    /// meanwhile; otherwise the newer content is tried again after the delay (and kept too, if the folder is still gone).
+    mutating func keptAside(path: String, mountPath: String, generation kept: Int64, now: Double) -> [Action] {
+        failures = 0
+        resetConflict()
+        if kept >= generation, !isOpen {
+            phase = .done
+            return [.keptAside(path: path, mountPath: mountPath, isFinal: true), .forget]
+        }
+        let report = Action.keptAside(path: path, mountPath: mountPath, isFinal: false)
+        guard !isOpen else {
+            phase = .idle
+            return [report]
+        }
+        return [report] + wait(until: now + settings.delay)
+    }
+
     mutating func failed(_ failure: UploadFailure, now: Double, wallClock: Date) -> [Action] {
         failures += 1
         let note = Action.noteFailure(failure, target: target)

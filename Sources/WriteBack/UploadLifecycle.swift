@@ -16,6 +16,8 @@ import Foundation
 ///   the original: nothing on Box is overwritten silently.
 /// - A full account, a too-large file or a missing folder parks the entry: it is kept, reported,
 ///   and retried rarely (`parkInterval`), never in a tight loop and never dropped.
+/// - A folder Box confirms gone (the attempt looked at it) ends the entry once its content is kept in the
+///   recovery place (`RecoveryPlace`), as an upload that landed does; content written meanwhile is tried again.
 public struct UploadLifecycle: Sendable, Equatable {
     public struct Settings: Sendable, Equatable {
         public var delay: Double
@@ -61,6 +63,9 @@ public struct UploadLifecycle: Sendable, Equatable {
         case retargeted(UploadTarget)
         /// Box now holds the content of `generation` as `item`.
         case uploaded(BoxItem, generation: Int64, now: Double)
+        /// Box no longer has the target's folder: the content of `generation` is kept at `path` of the recovery place
+        /// (`mountPath` is the file's path below the mount).
+        case keptAside(path: String, mountPath: String, generation: Int64, now: Double)
         case failed(UploadFailure, now: Double, wallClock: Date)
     }
 
@@ -80,6 +85,9 @@ public struct UploadLifecycle: Sendable, Equatable {
         case noteFailure(UploadFailure, target: UploadTarget)
         /// An upload landed as `item`, which the entry no longer targets: it must be deleted from Box.
         case stray(BoxItem)
+        /// The content was kept at `path` of the recovery place (its folder is gone from Box); `isFinal` when the
+        /// entry is complete (else newer content follows).
+        case keptAside(path: String, mountPath: String, isFinal: Bool)
         /// Remove the entry from the journal.
         case forget
     }
@@ -146,6 +154,9 @@ public struct UploadLifecycle: Sendable, Equatable {
             return []
         case .uploaded(let item, let uploadedGeneration, let now):
             return finished(item, generation: uploadedGeneration, now: now)
+        case .keptAside(let path, let mountPath, let kept, let now):
+            guard case .uploading = phase else { return [] }
+            return keptAside(path: path, mountPath: mountPath, generation: kept, now: now)
         case .failed(let failure, let now, let wallClock):
             guard case .uploading = phase else { return [] }
             return failed(failure, now: now, wallClock: wallClock)

@@ -46,6 +46,10 @@ extension Uploader {
                     "upload of \"\(original.name)\": the Box file it was to update is gone; the local content goes up as a new file",
                     metadata: ["file": "\(original.fileID ?? "")"])
                 emit(.recreated(entryID: id, original: original))
+            case .keptAside(let path, let mountPath, let isFinal):
+                logger.warning(
+                    "upload of \"\(mountPath)\": its folder is gone from Box; the local content is kept in \(path)")
+                emit(.keptAside(entryID: id, path: path, mountPath: mountPath, isFinal: isFinal))
             case .stray(let item):
                 logger.info("an upload landed at a name since replaced; removing it", metadata: ["file": "\(item.id)"])
                 emit(.stray(entryID: id, item: item))
@@ -53,6 +57,7 @@ extension Uploader {
                 note(id, failure, name: target.name)
             case .forget:
                 machines.removeValue(forKey: id)
+                urgent.removeAll { $0 == id }
                 timers.removeValue(forKey: id)?.cancel()
                 progress.remove(id)
                 persist("remove a finished entry") { try journal.remove(id: id) }
@@ -91,10 +96,9 @@ extension Uploader {
 
     /// Starts queued attempts while fewer than `maxConcurrentUploads` run.
     func startQueued() {
-        while running.count < configuration.maxConcurrentUploads, !isShutDown,
-            let index = queued.firstIndex(where: { !held.contains($0.id) })
-        {
+        while running.count < configuration.maxConcurrentUploads, !isShutDown, let index = nextQueued() {
             let next = queued.remove(at: index)
+            urgent.removeAll { $0 == next.id }
             let attempt = self.attempt, settle = self.beforeSending
             runningFolders[next.id] = next.target.parentID
             running[next.id] = Task { [weak self] in
@@ -128,6 +132,8 @@ extension Uploader {
             feed(id, .uploaded(item, generation: misplaced == true ? 0 : generation, now: now()))
         case .placed(let item):
             feed(id, .uploaded(item, generation: generation, now: now()))
+        case .keptAside(let path, let mountPath):
+            feed(id, .keptAside(path: path, mountPath: mountPath, generation: generation, now: now()))
         case .earlierUpload(let item):
             feed(id, .uploaded(item, generation: 0, now: now()))  // older content: never the last upload
         case .failed(let failure):
@@ -138,6 +144,7 @@ extension Uploader {
             feed(id, .failed(aboutTheOldTarget ? .targetMoved : failure, now: now(), wallClock: Date()))
         case .vanished:
             machines.removeValue(forKey: id)
+            urgent.removeAll { $0 == id }
             progress.remove(id)
             unanswered.drop(id)
         }
@@ -152,7 +159,7 @@ extension Uploader {
     private func settled(_ id: Int64, attempted: UploadTarget, outcome: UploadAttempt.Outcome) {
         let landed: BoxItem? = switch outcome {
         case .uploaded(let item), .placed(let item), .earlierUpload(let item): item
-        case .failed, .vanished: nil
+        case .keptAside, .failed, .vanished: nil
         }
         var places = [attempted.sentPlace]
         if let landed, let parentID = landed.parentID { places.append(SentPlace(parentID: parentID, name: landed.name)) }

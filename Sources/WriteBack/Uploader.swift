@@ -33,17 +33,19 @@ public actor Uploader {
     var landedAfterDiscard: [Int64: BoxItem] = [:]
     /// Entries whose attempts must not start while the core deletes their file on Box (see `hold`).
     var held: Set<Int64> = []
+    /// Entries whose files were opened while they waited, the latest opened first: sent before the others.
+    var urgent: [Int64] = []
 
     public init(
         journal: UploadJournal, client: BoxClient, configuration: UploaderConfiguration = UploaderConfiguration(),
-        logger: Logger = Logger(label: "boxfs.writeback")
+        logger: Logger = Logger(label: "boxfs.writeback"), recovery: RecoveryPlace? = nil
     ) {
         self.journal = journal
         self.configuration = configuration
         self.logger = logger
         self.attempt = UploadAttempt(
             client: client, journal: journal, configuration: configuration, progress: progress,
-            unanswered: unanswered, logger: logger)
+            unanswered: unanswered, logger: logger, recovery: recovery)
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
@@ -173,6 +175,7 @@ public actor Uploader {
         timers.removeValue(forKey: id)?.cancel()
         queued.removeAll { $0.id == id }
         held.remove(id)
+        urgent.removeAll { $0 == id }
         machines.removeValue(forKey: id)
         progress.remove(id)
         // Places sent to without an answer (and what was sent), read before the entry (and they) leave the journal.
@@ -197,12 +200,12 @@ public actor Uploader {
     /// Tries every parked or backing-off upload now (`boxfs retry`, or a new token); returns how many.
     @discardableResult
     public func retryNow() -> Int {
-        let due = machines.filter { _, machine in
+        let due = sendingOrder(machines.filter { _, machine in
             switch machine.phase {
             case .parked, .retrying: !machine.isOpen
             default: false
             }
-        }.keys
+        }.keys)
         if !due.isEmpty { logger.notice("trying \(due.count) waiting upload(s) again now") }
         for id in due { feed(id, .drain(now: now())) }
         return due.count
@@ -212,7 +215,7 @@ public actor Uploader {
     /// upload is under way or `timeout` has passed. Returns the entries still pending, which stay
     /// journaled for the next start.
     public func drain(timeout: Duration) async -> Int {
-        for id in machines.keys { feed(id, .drain(now: now())) }
+        for id in sendingOrder(machines.keys) { feed(id, .drain(now: now())) }
         let deadline = ContinuousClock.now + timeout
         while machines.values.contains(where: \.isActive), ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(50))

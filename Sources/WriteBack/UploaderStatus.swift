@@ -16,6 +16,9 @@ public enum UploaderEvent: Sendable, Equatable {
     /// An upload landed as `item` at a target the entry no longer has (renamed over another file
     /// while it ran): `item` should be deleted from Box; the content goes to the new target next.
     case stray(entryID: Int64, item: BoxItem)
+    /// Box no longer has the entry's folder: its content is kept at `path` in the recovery place (`mountPath`: the
+    /// file's path below the mount). `isFinal`: the entry left the journal (else newer content follows).
+    case keptAside(entryID: Int64, path: String, mountPath: String, isFinal: Bool)
     /// An attempt failed; the entry stays journaled and will be retried.
     case failed(entryID: Int64, failure: UploadFailure)
 }

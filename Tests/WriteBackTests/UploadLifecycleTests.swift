@@ -133,6 +133,27 @@ final class UploadLifecycleTests: XCTestCase {
              .startUpload(recreated, generation: 1)])
     }
 
+    /// A folder Box confirmed gone: once the content is kept in the recovery place the entry is done; content
+    /// written while it was being kept is not in that copy, so the entry lives on and is tried again.
+    func testContentKeptInTheRecoveryPlaceEndsTheEntryUnlessWrittenMeanwhile() {
+        var machine = UploadLifecycle.recovered(target: newFile, generation: 1, settings: settings, now: 0)
+        _ = machine.handle(.tick(now: 0))
+        XCTAssertEqual(
+            machine.handle(.keptAside(path: "/r/notes.txt", mountPath: "notes.txt", generation: 1, now: 1)),
+            [.keptAside(path: "/r/notes.txt", mountPath: "notes.txt", isFinal: true), .forget])
+        XCTAssertTrue(machine.isDone)
+
+        var rewritten = UploadLifecycle.recovered(target: newFile, generation: 1, settings: settings, now: 0)
+        _ = rewritten.handle(.tick(now: 0))
+        _ = rewritten.handle(.opened(generation: 2))
+        _ = rewritten.handle(.closed(now: 1))
+        XCTAssertEqual(
+            rewritten.handle(.keptAside(path: "/r/notes.txt", mountPath: "notes.txt", generation: 1, now: 2)),
+            [.keptAside(path: "/r/notes.txt", mountPath: "notes.txt", isFinal: false), .wake(at: 7)])
+        XCTAssertFalse(rewritten.isDone)
+        XCTAssertEqual(rewritten.handle(.tick(now: 7)), [.startUpload(newFile, generation: 2)])
+    }
+
     /// Defect (model seed 35064): an entry aimed at a file this mount removed as a leftover, whose retarget never
     /// came, was tried for ever. After a few tries its content goes up as a new file at its name.
     func testAVersionOfAFileRemovedHereAsALeftoverComesBackAsANewFileWhenNoRetargetComes() {
