@@ -62,9 +62,10 @@ public final class FileSystem: Sendable {
     ///   shown as the only entry of a folder that exists only in the mount (`SingleFileRoot`).
     public init(
         client: BoxClient, root: BoxItem, options: FilesystemOptions, store: BlockStore,
-        writeBack: WriteBackContext? = nil, logger: Logger
+        writeBack: WriteBackContext? = nil, diskTree: DiskTree? = nil, logger: Logger
     ) {
-        self.backend = CoreBackend(client: client, store: store, writeBack: options.readOnly ? nil : writeBack)
+        self.backend = CoreBackend(
+            client: client, store: store, writeBack: options.readOnly ? nil : writeBack, diskTree: diskTree)
         self.options = options
         self.logger = logger
         self.mounted = MountedRoot(singleFileID: root.kind == .file ? root.id : nil)
@@ -291,6 +292,7 @@ public final class FileSystem: Sendable {
 
     /// A folder's items: from the cache while fresh, else one listing (shared by concurrent callers).
     func listing(of folder: BoxItem, inode: UInt64) async throws(FSError) -> [BoxItem] {
+        await waitForCatchUp(folderID: folder.id)
         let ttl = listingTTL
         if let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) {
             return locals.withLock { $0.overlay(cached.items, folderID: folder.id) }

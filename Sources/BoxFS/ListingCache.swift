@@ -3,6 +3,11 @@
 ///
 /// Reads and in-place changes go through the subscript (`listings[id]?.upsert(item)` changes the listing where
 /// it lies, no copy of its items), which keeps the entry count true whatever the change.
+///
+/// With `tracksChanges` (a mount that keeps the tree on disk, `DiskTree`), every folder whose listing is stored,
+/// changed or dropped, by whatever path, is noted in `changed` (and a drop of all in `droppedAll`), so the disk copy
+/// follows the memory tree exactly: `FileSystem+DiskTree` takes the notes under the state lock and writes them
+/// off it. Eviction drops the disk copy too: the disk never holds a listing memory does not.
 struct ListingCache {
     private var storage: [String: InodeTable.Listing] = [:]
     /// The use counter's value at each listing's last store or use: the smallest is the least recently used.
@@ -10,6 +15,12 @@ struct ListingCache {
     private var clock: UInt64 = 0
     /// Entries of every cached listing.
     private(set) var entryCount = 0
+    /// Whether changes are noted for the tree on disk (off: nothing is noted, nothing grows).
+    var tracksChanges = false
+    /// Folders whose listing changed (stored, changed in place, dropped) since the notes were last taken.
+    private(set) var changed: Set<String> = []
+    /// Every listing was dropped since the notes were last taken (before the folders in `changed`).
+    private(set) var droppedAll = false
 
     var count: Int { storage.count }
     var keys: Dictionary<String, InodeTable.Listing>.Keys { storage.keys }
@@ -19,6 +30,7 @@ struct ListingCache {
         get { storage[folderID] }
         _modify {
             let before = storage[folderID]?.items.count ?? 0
+            if tracksChanges { changed.insert(folderID) }
             defer {
                 let after = storage[folderID]?.items.count
                 entryCount += (after ?? 0) - before
@@ -42,6 +54,7 @@ struct ListingCache {
     @discardableResult
     mutating func removeValue(forKey folderID: String) -> InodeTable.Listing? {
         guard let listing = storage.removeValue(forKey: folderID) else { return nil }
+        if tracksChanges { changed.insert(folderID) }
         entryCount -= listing.items.count
         lastUse[folderID] = nil
         return listing
@@ -51,6 +64,35 @@ struct ListingCache {
         storage = [:]
         lastUse = [:]
         entryCount = 0
+        if tracksChanges {
+            changed = []
+            droppedAll = true
+        }
+    }
+
+    /// Puts a listing read from the disk in, noting no change (the disk has it already).
+    mutating func load(_ listing: InodeTable.Listing, folderID: String) {
+        entryCount += listing.items.count - (storage[folderID]?.items.count ?? 0)
+        storage[folderID] = listing
+        touch(folderID)
+    }
+
+    /// Listings loaded from the disk become listed at `now` (the stream caught up on them); noted as no change.
+    mutating func confirmLoaded(at now: ContinuousClock.Instant) {
+        for folderID in storage.keys where storage[folderID]?.awaitingCatchUp == true {
+            storage[folderID]?.awaitingCatchUp = false
+            storage[folderID]?.fetchedAt = now
+        }
+    }
+
+    /// The changes noted since the last call, and the notes cleared: each changed folder with its listing now
+    /// (nil: dropped). Copies of the listings share their storage until memory changes them (copy on write).
+    mutating func takeChanges() -> (droppedAll: Bool, listings: [(folderID: String, listing: InodeTable.Listing?)]) {
+        defer {
+            changed = []
+            droppedAll = false
+        }
+        return (droppedAll, changed.map { ($0, storage[$0]) })
     }
 
     /// The cached folder ids, least recently used first.
