@@ -1,6 +1,7 @@
 import BoxFS
 import Foundation
 import Logging
+import SystemCalls
 
 /// Opens the mount's tree on disk (`DiskTree`: `<cache_dir>/<account>/tree-<mounted folder id>.sqlite`, beside the
 /// event stream position) and puts what it holds in the new filesystem before the mount answers anything.
@@ -15,6 +16,16 @@ enum DiskTreeSetup {
         try? FileManager.default.createDirectory(
             at: account, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let path = account.appendingPathComponent("tree-\(rootID).sqlite").path
+        // One mount at a time keeps a folder's tree (two read-only mounts may share a cache_dir): the other's writes,
+        // each true to its own stream position, would mix listings of different positions under one.
+        let lockPath = account.appendingPathComponent("tree-\(rootID).lock").path
+        guard let descriptor = try? Syscall.open(lockPath, O_RDWR | O_CREAT) else { return nil }
+        guard (try? Syscall.lockExclusively(descriptor, path: lockPath)) == true else {
+            Syscall.close(descriptor)
+            logger.notice("another mount of this folder keeps its tree on disk in this cache_dir; this one keeps none")
+            return nil
+        }
+        // The lock is held for the life of the process: the kernel lets it go with the descriptor.
         do {
             return try await DiskTree.open(path: path, logger: logger)
         } catch {

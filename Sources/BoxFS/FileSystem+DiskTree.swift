@@ -64,7 +64,6 @@ extension FileSystem {
     /// Starts writing the memory tree's changes to the disk, once a second.
     public func startDiskTree() {
         guard let diskTree else { return }
-        state.withLock { $0.tree.listings.tracksChanges = true }
         diskTree.writing.withLock { $0 = true }
         diskTree.queue.asyncAfter(deadline: .now() + Self.diskTreeInterval) { [self] in diskTreeTick() }
     }

@@ -75,6 +75,8 @@ public final class FileSystem: Sendable {
         }
         var state = CoreState(tree: InodeTable(root: root.kind == .file ? SingleFileRoot.folder(for: root) : root))
         state.locals.unanswered = backend.writeBack?.uploader.unanswered
+        // Every change to a listing from the start on is noted for the tree on disk (`FileSystem+DiskTree`).
+        state.tree.listings.tracksChanges = diskTree != nil
         self.state = CoreStateLock(state)
     }
 
