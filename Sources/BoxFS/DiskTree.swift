@@ -134,9 +134,16 @@ public final class DiskTree: Sendable {
             }
             if let position = changes.position { lastPosition.withLock { $0 = position } }
         } catch {
-            // What is on disk stays as the last batch left it; the position with it, so the next mount's catch-up
-            // still covers what this batch held.
-            logger.warning("the tree on disk could not be written: \(error)")
+            // The batch's notes are gone: later batches alone would leave its folders as they were under a newer
+            // position. So everything kept goes; if even that fails, nothing more is written (the next mount finds the
+            // position behind the stream's and drops what is left).
+            logger.warning("the tree on disk could not be written (\(error)); its listings are dropped")
+            do {
+                try database.write { db in try db.execute(sql: "DELETE FROM listing; DELETE FROM stream") }
+                lastPosition.withLock { $0 = nil }
+            } catch {
+                writing.withLock { $0 = false }
+            }
         }
     }
 

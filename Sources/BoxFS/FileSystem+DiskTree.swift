@@ -88,24 +88,24 @@ extension FileSystem {
     /// written never claims events whose effect on the listings is not written with it or before.
     func takeDiskTreeChanges() -> DiskTree.Changes? {
         guard let diskTree else { return nil }
-        let (taken, position) = state.withLock { ($0.tree.listings.takeChanges(), $0.eventStream.position) }
+        let now = ContinuousClock.now
+        let (taken, position) = state.withLock { ($0.tree.listings.takeChanges(at: now), $0.eventStream.position) }
         let written = diskTree.lastPosition.withLock { $0 }
         let newPosition = position != written ? position : nil
-        guard taken.droppedAll || !taken.listings.isEmpty || newPosition != nil else { return nil }
+        guard taken.droppedAll || !taken.changes.isEmpty || newPosition != nil else { return nil }
         var changes = DiskTree.Changes(droppedAll: taken.droppedAll, position: newPosition)
-        let now = ContinuousClock.now
         let wallNow = Date()
-        for (folderID, listing) in taken.listings {
+        for change in taken.changes {
             // A stale listing (fetched before a change the stream reported) is never kept: it is fetched again.
-            guard let listing, !listing.isStale else {
-                changes.listings.append((folderID, wallNow, nil))
+            guard let items = change.items else {
+                changes.listings.append((change.folderID, wallNow, nil))
                 continue
             }
-            let age = now - listing.fetchedAt
+            let age = now - change.fetchedAt
             let seconds = Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18
             // Items only the mount knows (a new file's made-up id) come back from the journal, not from here.
-            let items = listing.items.filter { if case .box = NodeID($0) { true } else { false } }
-            changes.listings.append((folderID, wallNow.addingTimeInterval(-seconds), items))
+            let kept = items.filter { if case .box = NodeID($0) { true } else { false } }
+            changes.listings.append((change.folderID, wallNow.addingTimeInterval(-seconds), kept))
         }
         return changes
     }

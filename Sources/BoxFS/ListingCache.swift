@@ -1,3 +1,5 @@
+import BoxAPI
+
 /// The cached folder listings of `InodeTable`, by Box folder id, with how many entries they hold in all and
 /// when each was last used: what the eviction under `listing_cache_entries` needs (see `InodeTable+Eviction`).
 ///
@@ -85,14 +87,27 @@ struct ListingCache {
         }
     }
 
-    /// The changes noted since the last call, and the notes cleared: each changed folder with its listing now
-    /// (nil: dropped). Copies of the listings share their storage until memory changes them (copy on write).
-    mutating func takeChanges() -> (droppedAll: Bool, listings: [(folderID: String, listing: InodeTable.Listing?)]) {
+    /// A changed folder's listing as the tree on disk takes it: its items (nil: dropped, or stale, which is never
+    /// kept) and when Box listed it.
+    struct Change {
+        let folderID: String
+        let items: [BoxItem]?
+        let fetchedAt: ContinuousClock.Instant
+    }
+
+    /// The changes noted since the last call, and the notes cleared. The items share their storage with the memory
+    /// tree until it changes them (copy on write; the indexes are not shared, so a change copies the items only).
+    mutating func takeChanges(at now: ContinuousClock.Instant) -> (droppedAll: Bool, changes: [Change]) {
         defer {
             changed = []
             droppedAll = false
         }
-        return (droppedAll, changed.map { ($0, storage[$0]) })
+        return (droppedAll, changed.map { folderID in
+            guard let listing = storage[folderID], !listing.isStale else {
+                return Change(folderID: folderID, items: nil, fetchedAt: now)
+            }
+            return Change(folderID: folderID, items: listing.items, fetchedAt: listing.fetchedAt)
+        })
     }
 
     /// The cached folder ids, least recently used first.

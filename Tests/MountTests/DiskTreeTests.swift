@@ -128,3 +128,28 @@ final class DiskTreeTests: EventStreamTestCase {
         XCTAssertEqual(listings.count, 0, "folders listed again: \(listings.map(\.path))")
     }
 }
+
+/// With `events=off` a listing kept on disk counts as listed when Box listed it: the remount answers from it until
+/// `dir_cache_ttl` has passed since then, not since the remount.
+final class DiskTreeWithoutEventsTests: EventStreamTestCase {
+    func testWithoutEventsAKeptListingIsTrustedForDirCacheTTLFromWhenBoxListedIt() async throws {
+        let sim = try await startBoxSim(texts: ["a.txt": "a\n", "sub/b.txt": "b\n"])
+        let options = ["events=off", "dir_cache_ttl=5"]
+        let first = try mountWritable(options: options)
+        XCTAssertEqual(try names(first), ["a.txt", "sub"])
+        let listed = Date()
+        try await unmountAndWait(first)
+        try await Task.sleep(nanoseconds: 2_000_000_000)  // the remount is well after the listing
+
+        let second = try mountWritable(options: options)
+        var before = try lastSequence(sim)
+        XCTAssertEqual(try names(second), ["a.txt", "sub"])
+        XCTAssertEqual(try sim.requestLog().after(before).filter { Self.isListing($0, folderID: "0") }.count, 0,
+                       "a listing kept 5 s is trusted across the remount")
+        try await Task.sleep(nanoseconds: UInt64(max(0, 5.5 - Date().timeIntervalSince(listed)) * 1e9))
+        before = try lastSequence(sim)
+        XCTAssertEqual(try names(second), ["a.txt", "sub"])
+        XCTAssertEqual(try sim.requestLog().after(before).filter { Self.isListing($0, folderID: "0") }.count, 1,
+                       "listed again once dir_cache_ttl passed since Box listed it")
+    }
+}
