@@ -67,6 +67,28 @@ final class DiskTreeTests: EventStreamTestCase {
         XCTAssertEqual(listings.map(\.path), ["/2.0/folders/\(sub.id)/items"], "only the changed folder is listed")
     }
 
+    /// A kept position Box refuses drops the kept listings, on disk too: a folder the refusing mount never listed is
+    /// not shown by a later mount as it was before (its file added meanwhile, whose event Box lost, shows).
+    func testAPositionBoxRefusesDropsTheKeptListingsOnDiskToo() async throws {
+        try await startBoxSim(texts: ["a.txt": "a\n", "sub/s.txt": "s\n"])
+        let first = try mountWritable()
+        XCTAssertEqual(try names(first, "sub"), ["s.txt"])
+        try await waitUntilFollowing(first)
+        try await unmountAndWait(first)
+        let sub = try XCTUnwrap(try api.entry(at: "sub"))
+        try api.setEventFaults(drop: 1)
+        try api.uploadFile(named: "b.txt", text: "b\n", parentID: sub.id)  // its event is lost
+        try api.addFault(["path_prefix": "/2.0/events", "method": "GET", "error_status": 400, "error_rate": 1, "count": 1])
+
+        let refused = try mountWritable()  // its catch-up is refused: it starts at now, dropping what it kept
+        XCTAssertEqual(try names(refused), ["a.txt", "sub"])
+        try await waitUntilFollowing(refused)
+        try await unmountAndWait(refused)
+
+        let third = try mountWritable()
+        XCTAssertEqual(try names(third, "sub"), ["b.txt", "s.txt"])
+    }
+
     /// Box unreachable at start: the mount starts anyway, says so in one line, shows the tree as last seen, reads a
     /// file read whole before byte-exact, and a file written meanwhile goes up once Box answers again.
     func testWithBoxUnreachableTheMountStartsOfflineFromTheTreeOnDisk() async throws {
