@@ -15,7 +15,8 @@ import SystemCalls
 /// the last batches, never the file's consistency). A database that cannot be opened is a cache: it is deleted
 /// and made again.
 ///
-/// Lock order: `lastPosition` and `writing` are `OwnLock`s, taken alone (never with the state lock held).
+/// Lock order: `lastPosition`, `writing` and `pacing` are `OwnLock`s, each taken alone (never with the state lock
+/// or another of them held).
 public final class DiskTree: Sendable {
     public let path: String
     let database: DatabaseQueue
@@ -26,6 +27,8 @@ public final class DiskTree: Sendable {
     let lastPosition = OwnLock<String?>("the disk tree's last position", nil)
     /// Whether the once-a-second writes run.
     let writing = OwnLock<Bool>("the disk tree's writer switch", false)
+    /// Which large listings wait to be written again (`DiskTreePacing`); read and changed on `queue` only.
+    let pacing = OwnLock<DiskTreePacing>("the disk tree's pacing", DiskTreePacing())
 
     /// What a mount starts from: the listings and the position they reflect.
     public struct Snapshot: Sendable {

@@ -73,7 +73,8 @@ extension FileSystem {
         guard let diskTree, diskTree.writing.withLock({ $0 }) else { return }
         diskTree.writing.withLock { $0 = false }
         try? await diskTree.onQueue { [self] in
-            if let changes = takeDiskTreeChanges() { diskTree.write(changes) }
+            // The last write carries every large listing, due or not.
+            if let changes = takeDiskTreeChanges(final: true) { diskTree.write(changes) }
         }
     }
 
@@ -84,29 +85,44 @@ extension FileSystem {
         diskTree.queue.asyncAfter(deadline: .now() + Self.diskTreeInterval) { [self] in diskTreeTick() }
     }
 
-    /// What changed since the last batch, taken with the stream position in one critical section: the position
-    /// written never claims events whose effect on the listings is not written with it or before.
-    func takeDiskTreeChanges() -> DiskTree.Changes? {
+    /// What changed since the last batch (and the large listings whose write is due, `DiskTreePacing`), taken with the
+    /// stream position in one critical section: the position written never claims events whose effect on the listings
+    /// is not written with it or before. On the tree's queue only.
+    func takeDiskTreeChanges(final: Bool = false) -> DiskTree.Changes? {
         guard let diskTree else { return nil }
         let now = ContinuousClock.now
-        let (taken, position) = state.withLock { ($0.tree.listings.takeChanges(at: now), $0.eventStream.position) }
+        let deferred = diskTree.pacing.withLock { $0.deferred }
+        let (droppedAll, taken, position) = state.withLock { state in
+            let taken = state.tree.listings.takeChanges(at: now)
+            let noted = Set(taken.changes.map(\.folderID))
+            let due = deferred.filter { !noted.contains($0) }.map { state.tree.listings.change(of: $0, at: now) }
+            return (taken.droppedAll, taken.changes + due, state.eventStream.position)
+        }
+        let decisions = diskTree.pacing.withLock { pacing in
+            if droppedAll { pacing.droppedAll() }
+            if final { pacing.allDue() }
+            return taken.map { pacing.decide(folderID: $0.folderID, entries: $0.items?.count, now: now) }
+        }
         let written = diskTree.lastPosition.withLock { $0 }
         let newPosition = position != written ? position : nil
-        guard taken.droppedAll || !taken.changes.isEmpty || newPosition != nil else { return nil }
-        var changes = DiskTree.Changes(droppedAll: taken.droppedAll, position: newPosition)
+        var changes = DiskTree.Changes(droppedAll: droppedAll, position: newPosition)
         let wallNow = Date()
-        for change in taken.changes {
-            // A stale listing (fetched before a change the stream reported) is never kept: it is fetched again.
-            guard let items = change.items else {
-                changes.listings.append((change.folderID, wallNow, nil))
+        for (change, decision) in zip(taken, decisions) {
+            switch decision {
+            case .skip:
                 continue
+            case .delete:
+                // A stale listing (fetched before a change the stream reported) is never kept: it is fetched again.
+                changes.listings.append((change.folderID, wallNow, nil))
+            case .write:
+                let age = now - change.fetchedAt
+                let seconds = Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18
+                // Items only the mount knows (a new file's made-up id) come back from the journal, not from here.
+                let kept = (change.items ?? []).filter { if case .box = NodeID($0) { true } else { false } }
+                changes.listings.append((change.folderID, wallNow.addingTimeInterval(-seconds), kept))
             }
-            let age = now - change.fetchedAt
-            let seconds = Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18
-            // Items only the mount knows (a new file's made-up id) come back from the journal, not from here.
-            let kept = items.filter { if case .box = NodeID($0) { true } else { false } }
-            changes.listings.append((change.folderID, wallNow.addingTimeInterval(-seconds), kept))
         }
+        guard changes.droppedAll || !changes.listings.isEmpty || newPosition != nil else { return nil }
         return changes
     }
 }

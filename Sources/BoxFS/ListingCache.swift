@@ -102,12 +102,15 @@ struct ListingCache {
             changed = []
             droppedAll = false
         }
-        return (droppedAll, changed.map { folderID in
-            guard let listing = storage[folderID], !listing.isStale else {
-                return Change(folderID: folderID, items: nil, fetchedAt: now)
-            }
-            return Change(folderID: folderID, items: listing.items, fetchedAt: listing.fetchedAt)
-        })
+        return (droppedAll, changed.map { change(of: $0, at: now) })
+    }
+
+    /// The listing of `folderID` as the tree on disk takes it now.
+    func change(of folderID: String, at now: ContinuousClock.Instant) -> Change {
+        guard let listing = storage[folderID], !listing.isStale else {
+            return Change(folderID: folderID, items: nil, fetchedAt: now)
+        }
+        return Change(folderID: folderID, items: listing.items, fetchedAt: listing.fetchedAt)
     }
 
     /// The cached folder ids, least recently used first.

@@ -72,3 +72,24 @@ import Testing
         #expect(snapshot.listings.first?.fetchedAt == listed)
     }
 }
+
+/// A large listing is rewritten at most every few seconds (its size in tens of thousands of entries); in between it is
+/// deleted on disk, never left as it was.
+@Suite struct DiskTreePacingTests {
+    @Test func aLargeListingWrittenLatelyIsDeletedOnDiskThenWrittenOnceDue() {
+        var pacing = DiskTreePacing()
+        let start = ContinuousClock.now
+        #expect(pacing.decide(folderID: "1", entries: 20_000, now: start) == .write)
+        #expect(pacing.decide(folderID: "1", entries: 20_001, now: start + .seconds(1)) == .delete)
+        #expect(pacing.deferred == ["1"])
+        #expect(pacing.decide(folderID: "1", entries: 20_001, now: start + .seconds(1.5)) == .skip)
+        #expect(pacing.decide(folderID: "1", entries: 20_001, now: start + .seconds(2)) == .write)
+        #expect(pacing.deferred.isEmpty)
+        #expect(pacing.decide(folderID: "2", entries: 9_999, now: start) == .write)
+        #expect(pacing.decide(folderID: "2", entries: 9_999, now: start) == .write, "small listings are not paced")
+        #expect(pacing.decide(folderID: "1", entries: nil, now: start + .seconds(2.1)) == .delete)
+        _ = pacing.decide(folderID: "3", entries: 50_000, now: start)
+        pacing.allDue()
+        #expect(pacing.decide(folderID: "3", entries: 50_000, now: start + .seconds(1)) == .write)
+    }
+}
