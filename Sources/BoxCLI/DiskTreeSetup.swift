@@ -40,6 +40,7 @@ enum DiskTreeSetup {
     static func load(
         _ tree: DiskTree, into filesystem: FileSystem, followsEvents: Bool, resumesFrom: String?, logger: Logger
     ) async {
+        let started = ContinuousClock.now
         do {
             let snapshot = try await tree.load()
             guard !snapshot.listings.isEmpty else { return }
@@ -49,7 +50,8 @@ enum DiskTreeSetup {
                 return
             }
             let count = filesystem.loadListings(snapshot, awaitingCatchUp: followsEvents)
-            logger.info("tree on disk: \(count) listings (\(snapshot.entryCount) entries) loaded\(followsEvents ? ", to be caught up from position \(resumesFrom ?? "")" : "")")
+            let took = ContinuousClock.now - started
+            logger.info("tree on disk: \(count) listings (\(snapshot.entryCount) entries) loaded in \(took)\(followsEvents ? ", to be caught up from position \(resumesFrom ?? "")" : "")")
         } catch {
             logger.warning("the tree on disk \(tree.path) could not be read (\(error)); listing everything again")
             try? await tree.dropAll()
