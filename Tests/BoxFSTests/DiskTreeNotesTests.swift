@@ -51,6 +51,16 @@ import Testing
         #expect(table.listings.takeChanges(at: .now).changes.isEmpty)
     }
 
+    @Test func aDamagedDatabaseIsMadeAgainEmpty() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("disktree-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("tree-0.sqlite").path
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
+        let snapshot = try await DiskTree.open(path: path, logger: .init(label: "test")).load()
+        #expect(snapshot.position == nil && snapshot.listings.isEmpty)
+    }
+
     @Test func whatIsWrittenReadsBack() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("disktree-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -89,6 +89,31 @@ final class DiskTreeTests: EventStreamTestCase {
         XCTAssertEqual(try names(third, "sub"), ["b.txt", "s.txt"])
     }
 
+    /// After a kill the saved position may be past what the kept listings hold (it is saved after each page, the tree
+    /// once a second): then the kept listings are not used, and a change whose event lies before that position shows.
+    func testKeptListingsBehindTheSavedPositionAreNotUsed() async throws {
+        let sim = try await startBoxSim(texts: Self.tree)
+        let first = try mountWritable()
+        XCTAssertEqual(try names(first, "sub"), ["b.txt", "deeper"])
+        try await waitUntilFollowing(first)
+        try await Task.sleep(nanoseconds: 2_500_000_000)  // the once-a-second write has run since
+        try await crash(first)
+        let sub = try XCTUnwrap(try api.entry(at: "sub"))
+        try api.uploadFile(named: "added.txt", text: "added\n", parentID: sub.id)
+        // The position saved past the upload's event, as if the page that brought it was saved and the tree was not.
+        let cache = try XCTUnwrap(cacheDirectory)
+        let positionFile = try XCTUnwrap(FileManager.default.enumerator(atPath: cache.path)?
+            .compactMap { $0 as? String }.first { $0.hasSuffix(".position") })
+        let latest = try XCTUnwrap(
+            (try api.call("GET", "/2.0/events?stream_position=now")["next_stream_position"] as? NSNumber)?.stringValue)
+        try Data("\(latest)\n".utf8).write(to: cache.appendingPathComponent(positionFile))
+
+        let second = try mountWritable()
+        let before = try lastSequence(sim)
+        XCTAssertEqual(try names(second, "sub"), ["added.txt", "b.txt", "deeper"])
+        XCTAssertEqual(try sim.requestLog().after(before).filter { Self.isListing($0, folderID: sub.id) }.count, 1)
+    }
+
     /// Box unreachable at start: the mount starts anyway, says so in one line, shows the tree as last seen, reads a
     /// file read whole before byte-exact, and a file written meanwhile goes up once Box answers again.
     func testWithBoxUnreachableTheMountStartsOfflineFromTheTreeOnDisk() async throws {
