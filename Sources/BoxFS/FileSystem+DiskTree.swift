@@ -24,15 +24,17 @@ extension FileSystem {
     public func loadListings(_ snapshot: DiskTree.Snapshot, awaitingCatchUp: Bool) -> Int {
         let now = ContinuousClock.now
         let wallNow = Date()
+        // Indexed outside the lock (a listing's indexes cost in proportion to its entries).
+        let listings = snapshot.listings.map { stored in
+            let age = max(0, wallNow.timeIntervalSince(stored.fetchedAt))
+            var listing = InodeTable.Listing(items: stored.items, fetchedAt: now - .milliseconds(Int64(age * 1000)))
+            listing.awaitingCatchUp = awaitingCatchUp
+            return (stored.folderID, listing)
+        }
         return state.withLock { state in
-            for stored in snapshot.listings {
-                let age = max(0, wallNow.timeIntervalSince(stored.fetchedAt))
-                var listing = InodeTable.Listing(items: stored.items, fetchedAt: now - .milliseconds(Int64(age * 1000)))
-                listing.awaitingCatchUp = awaitingCatchUp
-                state.tree.listings.load(listing, folderID: stored.folderID)
-            }
-            if awaitingCatchUp, !snapshot.listings.isEmpty { state.tree.catchUpPending = true }
-            return snapshot.listings.count
+            for (folderID, listing) in listings { state.tree.listings.load(listing, folderID: folderID) }
+            if awaitingCatchUp, !listings.isEmpty { state.tree.catchUpPending = true }
+            return listings.count
         }
     }
 
