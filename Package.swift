@@ -67,6 +67,7 @@ let package = Package(
         // The filesystem core: inodes, item tree, handles, names; no FUSE types.
         .target(name: "BoxFS", dependencies: [
             "BoxAPI", "Transfers", "WriteBack", "SystemCalls",
+            .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         // The libfuse3 low-level adapter: async replies, session, mount.

@@ -15,10 +15,15 @@ enum EventFollowerSetup {
         // The user's event stream reports the user's own changes (and those in folders shared with them),
         // not those of a shared link's owner: a shared-link mount relies on dir_cache_ttl.
         if case .sharedLink = source { return nil }
+        let file = positionFile(options: options, endpoint: endpoint, userID: userID, rootID: rootID)
+        return EventFollower(filesystem: filesystem, client: client, positionFile: file, logger: logger)
+    }
+
+    /// Where the stream position of this account and mounted folder is kept.
+    static func positionFile(options: MountOptions, endpoint: String, userID: String, rootID: String) -> EventPositionFile {
         let account = CacheLocation.accountDirectory(options: options, endpoint: endpoint, userID: userID)
         try? FileManager.default.createDirectory(
             at: account, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let file = EventPositionFile(url: account.appendingPathComponent("events-\(rootID).position"))
-        return EventFollower(filesystem: filesystem, client: client, positionFile: file, logger: logger)
+        return EventPositionFile(url: account.appendingPathComponent("events-\(rootID).position"))
     }
 }

@@ -27,12 +27,14 @@ struct MountDaemon {
         let stateLock: StateLock?
         let adopted: [AdoptedJournal]
         let follower: EventFollower?
+        let offline: String?
         do {
             let waiting = StartupWatch(endpoint: endpoint) { message in
                 if let readiness { readiness.progress(message) } else { MountCommand.say(message) }
             }
             defer { waiting.cancel() }
-            (mount, filesystem, stateLock, adopted, follower) = try await prepare(reportingEndpoint: &endpoint, watch: waiting)
+            (mount, filesystem, stateLock, adopted, follower, offline) = try await prepare(
+                reportingEndpoint: &endpoint, watch: waiting)
             waiting.cancel()
             let resumed = try await filesystem.startWriteBack()
             if resumed > 0 { logger.notice("finishing \(resumed) upload(s) journaled by an earlier run") }
@@ -53,10 +55,17 @@ struct MountDaemon {
                 logger.warning("could not set the kernel read-ahead of \(mountpoint) to \(asked) KiB")
             }
         }
+        if let offline {
+            // Box did not answer the start-up check: the mount shows the tree as the last mount left it on disk.
+            let line = "mounted \(source.fsname) on \(mountpoint), offline: Box is unreachable (\(offline)); showing the tree as last seen"
+            logger.warning("\(line)")
+            if let readiness { readiness.progress(line) } else { MountCommand.say(line) }
+        }
         readiness?.succeed()
         SystemdNotify.send("READY=1\nSTATUS=mounted \(source.fsname) on \(mountpoint)")
         logger.info("mounted \(source.fsname) on \(mountpoint)")
         let adoptedRuns = adopted.map { journal in Task { await journal.run() } }
+        filesystem.startDiskTree()
         follower?.start()
         filesystem.startPinning()
         let status = await serve(mount, ending: { filesystem.closeWatchers() })
@@ -80,6 +89,7 @@ struct MountDaemon {
         if left > 0 {
             logger.warning("\(left) upload(s) still pending; they stay journaled and finish at the next mount")
         }
+        await filesystem.finishDiskTree()
         return status
     }
 
@@ -87,7 +97,7 @@ struct MountDaemon {
     /// `endpoint` becomes the API base the mount talks to as soon as the account has chosen it (the
     /// `-o endpoint` option, else the profile's), so a failure message names the server really tried.
     private func prepare(reportingEndpoint endpoint: inout String, watch: StartupWatch) async throws
-        -> (FUSEMount, FileSystem, StateLock?, [AdoptedJournal], EventFollower?)
+        -> (FUSEMount, FileSystem, StateLock?, [AdoptedJournal], EventFollower?, String?)
     {
         var options = self.options
         if source.isReadOnly { options.readOnly = true }  // shared links: the kernel's `ro` flag
@@ -121,12 +131,32 @@ struct MountDaemon {
         var quick = RetryPolicy(maxAttempts: 5, maxTotalWait: 8)
         quick.retriesUnreachable = false
         let probe = client.withRetryPolicy(quick)
-        let user = try await AuthStartup.checkUser(
-            probe, asUser: asUser, rejectedTokenAdvice: account.rejectedTokenAdvice)
-        logger.info("signed in to Box as user \(user.id) with \(account.label)")
+        let knownAccount = KnownAccount.file(
+            options: options, endpoint: endpoints.apiBase, label: account.label, asUser: asUser)
+        let user: BoxUser
+        // Box unreachable at start: the mount goes on offline with the account and folder a mount last saw.
+        var offline: (reason: String, root: BoxItem)?
+        do {
+            user = try await AuthStartup.checkUser(
+                probe, asUser: asUser, rejectedTokenAdvice: account.rejectedTokenAdvice)
+            logger.info("signed in to Box as user \(user.id) with \(account.label)")
+        } catch let error as BoxAPIError {
+            guard case .transport(let detail, _) = error.kind, case .path(let path) = source, options.downscope == nil,
+                let known = KnownAccount.read(knownAccount), let root = known.roots[path]?.item
+            else { throw error }
+            user = known.user
+            offline = (detail, root)
+            logger.info("Box is unreachable (\(detail)); starting offline as user \(user.id) with \(account.label)")
+        }
         // From here every call is paced under Box's limits, with the account's other mounts on this machine.
         client = await PacingSetup.paced(client, options: options, endpoint: endpoints.apiBase, userID: user.id, logger: logger)
-        let root = try await resolveRoot(probe.withPacer(client.pacer))
+        let root: BoxItem
+        if let offline {
+            root = offline.root
+        } else {
+            root = try await resolveRoot(probe.withPacer(client.pacer))
+            if case .path(let path) = source { KnownAccount.remember(user, root: root, path: path, in: knownAccount) }
+        }
         if let scopes = options.downscope {
             client = try await AuthStartup.downscoped(
                 client, scopes: scopes, root: root, parent: tokens, http: http, asUser: asUser, logger: logger)
@@ -163,8 +193,12 @@ struct MountDaemon {
                 options: options, endpoint: endpoints.apiBase, userID: user.id, ownRootID: root.id, client: client,
                 logger: logger)
         }
+        let diskTree = await DiskTreeSetup.open(
+            options: options, source: source, endpoint: endpoints.apiBase, userID: user.id, rootID: root.id,
+            logger: logger)
         let filesystem = FileSystem(
-            client: client, root: root, options: filesystemOptions, store: store, writeBack: writeBack, logger: logger)
+            client: client, root: root, options: filesystemOptions, store: store, writeBack: writeBack,
+            diskTree: diskTree, logger: logger)
         // The account check's answer is the quota the first write is measured against: no call of its own.
         filesystem.knowAccount(user)
         account.tokenFile?.whenNewToken {
@@ -176,7 +210,14 @@ struct MountDaemon {
         let follower = EventFollowerSetup.make(
             options: options, source: source, endpoint: endpoints.apiBase, userID: user.id, rootID: root.id,
             client: client, filesystem: filesystem, logger: logger)
-        return (mount, filesystem, stateLock, adopted, follower)
+        if let diskTree {
+            let resumesFrom = follower == nil ? nil
+                : EventFollowerSetup.positionFile(
+                    options: options, endpoint: endpoints.apiBase, userID: user.id, rootID: root.id).read()
+            await DiskTreeSetup.load(
+                diskTree, into: filesystem, followsEvents: follower != nil, resumesFrom: resumesFrom, logger: logger)
+        }
+        return (mount, filesystem, stateLock, adopted, follower, offline?.reason)
     }
 
     private func resolveRoot(_ client: BoxClient) async throws -> BoxItem {

@@ -10,6 +10,8 @@ struct CoreBackend: Sendable {
     let client: BoxClient
     let store: BlockStore
     let writeBack: WriteBackContext?
+    /// The tree on disk (`DiskTree`); nil when the mount keeps none (a shared link, tests of the core).
+    let diskTree: DiskTree?
     /// Box changes made on the mount's own behalf after uploads land, which namespace operations wait for.
     let cleanups = BoxCleanups()
     /// Gives memory back to the system after much of the tree was dropped (`FileSystem+ListingEviction`).

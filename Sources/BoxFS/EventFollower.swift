@@ -70,6 +70,7 @@ public final class EventFollower: Sendable {
         while !Task.isCancelled {
             do {
                 position = try await catchUp(from: position, seen: &seen)
+                filesystem.streamCaughtUp()
                 backoff = 1
                 if lastFailure != nil { logger.notice("event stream: following again") }
                 lastFailure = nil
@@ -96,6 +97,7 @@ public final class EventFollower: Sendable {
                 }
                 lastFailure = reason
                 filesystem.updateEventStream { $0.enter(.fallback, error: reason) }
+                filesystem.streamCatchUpFailed()
                 // While Box is out of reach, the stream is tried every few seconds: its call is what notices Box
                 // answering again (and then the waiting uploads go, `Connectivity.whenReachedAgain`).
                 let wait = refused ? Self.refusedRetry

@@ -64,9 +64,10 @@ public final class FileSystem: Sendable {
     ///   shown as the only entry of a folder that exists only in the mount (`SingleFileRoot`).
     public init(
         client: BoxClient, root: BoxItem, options: FilesystemOptions, store: BlockStore,
-        writeBack: WriteBackContext? = nil, logger: Logger
+        writeBack: WriteBackContext? = nil, diskTree: DiskTree? = nil, logger: Logger
     ) {
-        self.backend = CoreBackend(client: client, store: store, writeBack: options.readOnly ? nil : writeBack)
+        self.backend = CoreBackend(
+            client: client, store: store, writeBack: options.readOnly ? nil : writeBack, diskTree: diskTree)
         self.options = options
         self.logger = logger
         self.mounted = MountedRoot(singleFileID: root.kind == .file ? root.id : nil)
@@ -76,6 +77,8 @@ public final class FileSystem: Sendable {
         }
         var state = CoreState(tree: InodeTable(root: root.kind == .file ? SingleFileRoot.folder(for: root) : root))
         state.locals.unanswered = backend.writeBack?.uploader.unanswered
+        // Every change to a listing from the start on is noted for the tree on disk (`FileSystem+DiskTree`).
+        state.tree.listings.tracksChanges = diskTree != nil
         self.state = CoreStateLock(state)
     }
 
@@ -293,6 +296,7 @@ public final class FileSystem: Sendable {
 
     /// A folder's items: from the cache while fresh, else one listing (shared by concurrent callers).
     func listing(of folder: BoxItem, inode: UInt64) async throws(FSError) -> [BoxItem] {
+        await waitForCatchUp(folderID: folder.id)
         let ttl = listingTTL
         if let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) {
             return locals.withLock { $0.overlay(cached.items, folderID: folder.id) }

@@ -37,6 +37,9 @@ struct InodeTable {
         var fetchedAt: ContinuousClock.Instant
         /// Fetched before a change Box reported on its event stream: shown once, then fetched again.
         var isStale = false
+        /// Read from the tree on disk and not yet confirmed by the event stream's catch-up (`FileSystem+DiskTree`):
+        /// never fresh, but held for when Box is out of reach.
+        var awaitingCatchUp = false
 
         init(items: [BoxItem], fetchedAt: ContinuousClock.Instant) {
             self.items = items
@@ -100,9 +103,10 @@ struct InodeTable {
 
         /// These items instead, indexed afresh; when it was fetched and whether it is stale stay.
         private mutating func rebuild(_ kept: [BoxItem]) {
-            let stale = isStale
+            let (stale, awaiting) = (isStale, awaitingCatchUp)
             self = Listing(items: kept, fetchedAt: fetchedAt)
             isStale = stale
+            awaitingCatchUp = awaiting
         }
     }
 
@@ -119,6 +123,8 @@ struct InodeTable {
     var remoteChangeMarks: [String: UInt64] = [:]
     /// Folders with a cached listing whose node the kernel forgot, and when (see `InodeTable+Eviction`).
     var forgottenFolders: [String: ContinuousClock.Instant] = [:]
+    /// Listings loaded from the disk wait for the event stream's first catch-up (`FileSystem+DiskTree`).
+    var catchUpPending = false
     /// The files among `nodes`, least recently looked up first (see `InodeTable+NodeEviction`).
     var useOrder = NodeUseOrder()
 
@@ -132,7 +138,8 @@ struct InodeTable {
 
     /// The listing of a folder if it is younger than `ttl` (then it counts as used now, for the eviction).
     mutating func freshListing(folderID: String, ttl: Duration, now: ContinuousClock.Instant) -> Listing? {
-        guard let listing = listings[folderID], !listing.isStale, now - listing.fetchedAt < ttl else { return nil }
+        guard let listing = listings[folderID], !listing.isStale, !listing.awaitingCatchUp, now - listing.fetchedAt < ttl
+        else { return nil }
         listings.touch(folderID)
         return listing
     }

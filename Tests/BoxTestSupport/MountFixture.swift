@@ -19,11 +19,14 @@ public enum MountFixtureError: Error, CustomStringConvertible {
 public final class MountFixture: Sendable {
     public let mountpoint: URL
     public let boxsim: BoxSimProcess
+    /// What `mount.boxfs` wrote to stderr while mounting (a start without Box says so there).
+    public let mountOutput: String
     private let mounted = Mutex(true)
 
-    private init(mountpoint: URL, boxsim: BoxSimProcess) {
+    private init(mountpoint: URL, boxsim: BoxSimProcess, mountOutput: String = "") {
         self.mountpoint = mountpoint
         self.boxsim = boxsim
+        self.mountOutput = mountOutput
     }
 
     deinit { unmount() }
@@ -66,7 +69,7 @@ public final class MountFixture: Sendable {
             try? FileManager.default.removeItem(at: mountpoint)
             throw MountFixtureError.mountFailed(status: result.status, stderr: result.stderr)
         }
-        return MountFixture(mountpoint: mountpoint, boxsim: boxsim)
+        return MountFixture(mountpoint: mountpoint, boxsim: boxsim, mountOutput: result.stderr)
     }
 
     public func path(_ relative: String) -> String { mountpoint.appendingPathComponent(relative).path }

@@ -1,0 +1,105 @@
+import BoxAPI
+import Foundation
+import Testing
+
+@testable import BoxFS
+
+/// The tree on disk follows the memory tree exactly: every path that stores, changes or drops a cached listing is
+/// noted for the next write (`ListingCache.takeChanges`), so the disk never keeps a listing memory dropped; and what
+/// is written reads back as it was.
+@Suite struct DiskTreeNotesTests {
+    static func file(_ id: String, _ name: String, in folder: String = "1") -> BoxItem {
+        BoxItem(id: id, kind: .file, name: name, size: 3, etag: "0", sequenceID: "0", sha1: "abc", fileVersionID: "v\(id)",
+                parentID: folder)
+    }
+
+    @Test func everyChangeToAListingIsNotedAndADropIsNotedAsNoItems() {
+        var table = InodeTable(root: BoxItem(id: "0", kind: .folder, name: "All Files"))
+        table.listings.tracksChanges = true
+        _ = table.store(listing: [Self.file("10", "a.txt")], folderID: "1", at: .now)
+        _ = table.store(listing: [Self.file("20", "b.txt", in: "2")], folderID: "2", at: .now)
+        #expect(Set(table.listings.takeChanges(at: .now).changes.map(\.folderID)) == ["1", "2"])
+        #expect(table.listings.takeChanges(at: .now).changes.isEmpty, "the notes are taken once")
+
+        table.listings["1"]?.upsert(Self.file("11", "c.txt"))
+        #expect(table.listings.takeChanges(at: .now).changes.map { $0.items?.map(\.name) } == [["a.txt", "c.txt"]])
+
+        _ = table.evictListing(of: "2")
+        let evicted = table.listings.takeChanges(at: .now).changes
+        #expect(evicted.map(\.folderID) == ["2"] && evicted.first?.items == nil, "an evicted listing goes from the disk")
+
+        _ = table.applyRemoteChange(Self.file("10", "renamed.txt"), removed: false)
+        let changed = table.listings.takeChanges(at: .now).changes
+        #expect(changed.map(\.folderID) == ["1"] && changed.first?.items == nil, "an event drops the listing on disk")
+
+        _ = table.store(listing: [Self.file("10", "renamed.txt")], folderID: "1", at: .now)
+        table.dropAllListings()
+        let dropped = table.listings.takeChanges(at: .now)
+        #expect(dropped.droppedAll && dropped.changes.isEmpty)
+    }
+
+    @Test func loadedListingsAreNotNotedAndWaitForTheCatchUp() {
+        var table = InodeTable(root: BoxItem(id: "0", kind: .folder, name: "All Files"))
+        table.listings.tracksChanges = true
+        var listing = InodeTable.Listing(items: [Self.file("10", "a.txt")], fetchedAt: .now)
+        listing.awaitingCatchUp = true
+        table.listings.load(listing, folderID: "1")
+        #expect(table.listings.takeChanges(at: .now).changes.isEmpty)
+        #expect(table.freshListing(folderID: "1", ttl: .seconds(60), now: .now) == nil)
+        table.listings.confirmLoaded(at: .now)
+        #expect(table.freshListing(folderID: "1", ttl: .seconds(60), now: .now) != nil)
+        #expect(table.listings.takeChanges(at: .now).changes.isEmpty)
+    }
+
+    @Test func aDamagedDatabaseIsMadeAgainEmpty() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("disktree-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("tree-0.sqlite").path
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
+        let snapshot = try await DiskTree.open(path: path, logger: .init(label: "test")).load()
+        #expect(snapshot.position == nil && snapshot.listings.isEmpty)
+    }
+
+    @Test func whatIsWrittenReadsBack() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("disktree-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("tree-0.sqlite").path
+        let tree = try await DiskTree.open(path: path, logger: .init(label: "test"))
+        var locked = Self.file("11", "locked.txt")
+        locked.lock = BoxItem.Lock(id: "l", createdByID: "5", createdByLogin: "x@y", expiresAt: nil, isDownloadPrevented: true)
+        let listed = Date(timeIntervalSince1970: 1_700_000_000)
+        try await tree.onQueue { [locked] in
+            tree.write(DiskTree.Changes(listings: [("1", listed, [Self.file("10", "a.txt"), locked]), ("2", listed, [])],
+                                        position: "42"))
+            tree.write(DiskTree.Changes(listings: [("2", listed, nil)]))
+        }
+        let snapshot = try await DiskTree.open(path: path, logger: .init(label: "test")).load()
+        #expect(snapshot.position == "42")
+        #expect(snapshot.listings.map(\.folderID) == ["1"])
+        #expect(snapshot.listings.first?.items == [Self.file("10", "a.txt"), locked])
+        #expect(snapshot.listings.first?.fetchedAt == listed)
+    }
+}
+
+/// A large listing is rewritten at most every few seconds (its size in tens of thousands of entries); in between it is
+/// deleted on disk, never left as it was.
+@Suite struct DiskTreePacingTests {
+    @Test func aLargeListingWrittenLatelyIsDeletedOnDiskThenWrittenOnceDue() {
+        var pacing = DiskTreePacing()
+        let start = ContinuousClock.now
+        #expect(pacing.decide(folderID: "1", entries: 20_000, now: start) == .write)
+        #expect(pacing.decide(folderID: "1", entries: 20_001, now: start + .seconds(1)) == .delete)
+        #expect(pacing.deferred == ["1"])
+        #expect(pacing.decide(folderID: "1", entries: 20_001, now: start + .seconds(1.5)) == .skip)
+        #expect(pacing.decide(folderID: "1", entries: 20_001, now: start + .seconds(2)) == .write)
+        #expect(pacing.deferred.isEmpty)
+        #expect(pacing.decide(folderID: "2", entries: 9_999, now: start) == .write)
+        #expect(pacing.decide(folderID: "2", entries: 9_999, now: start) == .write, "small listings are not paced")
+        #expect(pacing.decide(folderID: "1", entries: nil, now: start + .seconds(2.1)) == .delete)
+        _ = pacing.decide(folderID: "3", entries: 50_000, now: start)
+        pacing.allDue()
+        #expect(pacing.decide(folderID: "3", entries: 50_000, now: start + .seconds(1)) == .write)
+    }
+}
