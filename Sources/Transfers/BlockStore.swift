@@ -153,7 +153,7 @@ public final class BlockStore: Sendable {
     /// file's pages for the whole timeout, and a read after the server came back waited for them).
     let probe: Duration
 
-    /// How long a fetch must have received nothing before a stall or Box's return drops it (see `dropSilent`): a
+    /// How long a fetch must have received nothing before a stall or Box's return drops it (see `silent(in:)`): a
     /// fetch whose bytes still arrive, however slowly, is never dropped.
     let quiet: Duration
 
@@ -575,7 +575,7 @@ public final class BlockStore: Sendable {
     /// A fetch received its first bytes. If it was sent after a stall was declared, downloads move again: the fetches
     /// sent before it that received nothing since the stall are dropped, and their readers fetch anew at once
     /// rather than waiting for a transfer the server may never answer (a read right after a stalled server came
-    /// back once waited 26.6 s for one).
+    /// back waited 30.4 s for one, with stall_timeout=30).
     private func firstBytes(of fetch: RangeFetch) {
         let now = ContinuousClock.now
         let outcome = state.withLock { state -> ([Pending], [Task<Void, Never>])? in
@@ -592,12 +592,16 @@ public final class BlockStore: Sendable {
 
     /// Box answers again after being out of reach (`Connectivity`): the fetches that received nothing for `quiet`
     /// are dropped, and their readers fetch anew at once. Not while downloads stall: the API answering says nothing of
-    /// the download host, whose return the first fetch that receives a byte tells (`firstBytes(of:)`).
+    /// the download host, whose return the first fetch that receives a byte tells (`firstBytes(of:)`). The fetches
+    /// sent for the dropped ones are probes until one receives a byte (`probe`): Box's "return" may be an API answer
+    /// while the download host still stalls (the HTTP layer's timeout of a stalled download makes Box unreachable
+    /// for a moment), and their readers must not wait a whole `stallTimeout` again.
     public func boxAnswersAgain() {
         let now = ContinuousClock.now
         let (silent, preparations) = state.withLock { state -> ([Pending], [Task<Void, Never>]) in
             guard state.stalledSince == nil else { return ([], []) }
             let silent = Self.silent(in: state, startedBefore: now, noByteSince: now, quiet: quiet, now: now)
+            if !silent.isEmpty { state.stalledSince = now }
             return (silent, Self.takePreparations(from: &state))
         }
         preparations.forEach { $0.cancel() }
