@@ -458,17 +458,11 @@ public final class BlockStore: Sendable {
         let tick = min(timeout / 4, .milliseconds(500))
         let pacer = self.pacer
         Task { [weak self, weak fetch] in
-            var seen: Int64 = -1
+            var seen: Int64 = 0
             var lastMove = ContinuousClock.now
             while true {
-                guard (try? await Task.sleep(for: tick)) != nil, let fetch, !fetch.hasEnded else { return }
+                guard (try? await Task.sleep(for: tick)) != nil, let self, let fetch, !fetch.hasEnded else { return }
                 let arrived = fetch.bytesArrived
-                if arrived == 0, let self, self.sentIntoStall(fetch), ContinuousClock.now - fetch.started >= self.probe {
-                    let error = TransferError.stalled(fileID: file.id, range: fetch.range, seconds: Self.seconds(self.probe))
-                    self.logger.warning("\(error), sent while downloads stall")
-                    self.declareStalled(fetch, failing: error, silentSince: fetch.started)
-                    return
-                }
                 if arrived != seen {
                     (seen, lastMove) = (arrived, .now)
                     continue
@@ -479,11 +473,13 @@ public final class BlockStore: Sendable {
                     lastMove = .now
                     continue
                 }
-                guard ContinuousClock.now - lastMove >= timeout else { continue }
-                let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-                let error = TransferError.stalled(fileID: file.id, range: fetch.range, seconds: seconds)
-                self?.logger.warning("\(error)")
-                self?.declareStalled(fetch, failing: error, silentSince: lastMove)
+                // Sent while downloads stall and nothing came yet: a probe, given up sooner.
+                let probing = arrived == 0 && sentIntoStall(fetch)
+                let limit = probing ? min(probe, timeout) : timeout
+                guard ContinuousClock.now - lastMove >= limit else { continue }
+                let error = TransferError.stalled(fileID: file.id, range: fetch.range, seconds: Self.seconds(limit))
+                logger.warning("\(error)\(probing ? ", sent while downloads stall" : "")")
+                declareStalled(fetch, failing: error, silentSince: lastMove)
                 return
             }
         }
