@@ -56,7 +56,26 @@ public final class BlockStore: Sendable {
         var inFlightBytes = 0
         /// When each file's latest block arrived: a claim made after a look at the disk checks nothing arrived since.
         var arrivals = ArrivalTimes()
+        /// Every fetch in flight, with the bytes of its blocks still counted in `inFlightBytes`: released once,
+        /// by the block's arrival or by the fetch's end or drop, whichever comes first.
+        var pending: [ObjectIdentifier: Pending] = [:]
+        /// When a fetch was declared stalled, while no fetch started since has received a byte (nil: none, or
+        /// downloads moved again since).
+        var stalledSince: ContinuousClock.Instant?
     }
+
+    /// A fetch in flight, as the store accounts for it.
+    struct Pending {
+        let fetch: RangeFetch
+        let file: RemoteFile
+        /// Bytes of each block not arrived yet, as counted in `inFlightBytes`.
+        var counted: [Int64: Int]
+        /// The transfer, cancelled when the fetch is dropped.
+        var work: Task<Void, Never>?
+    }
+
+    /// The error readers of a fetch dropped for a fresh one get: they look for their block again.
+    struct FetchDropped: Error {}
 
     /// Bytes that read-ahead may keep in flight or fetched-but-unread, across all readers: three quarters
     /// of the memory capacity (the rest holds read blocks for readers close behind, and what readers
@@ -106,6 +125,8 @@ public final class BlockStore: Sendable {
                   source: .stream(stream), pool: .shared, stallTimeout: stallTimeout, pacer: client.pacer) { file in
             try await client.prepareDownload(fileID: file.id, version: file.version, locations: locations)
         }
+        // Box out of reach, then answering again: transfers sent before, still silent, are not waited for.
+        client.connectivity.whenReachedAgain { [weak self] in self?.boxAnswersAgain() }
     }
 
     init(disk: BlockCache?, blockSize: Int64, memoryCapacity: Int, logger: Logger, source: Source,
@@ -122,7 +143,19 @@ public final class BlockStore: Sendable {
         self.logger = logger
         self.state = Mutex(State(memory: MemoryBlocks(capacity: memoryCapacity)))
         self.aheadBudget = memoryCapacity / 4 * 3
+        self.quiet = min(stallTimeout.map { $0 / 4 } ?? .seconds(1), .seconds(1))
+        self.probe = min(stallTimeout ?? .seconds(2), .seconds(2))
     }
+
+    /// How long a fetch sent while downloads stall (`State.stalledSince`) may wait for its first byte before it is
+    /// declared stalled too: it probes whether the server answers again, and a read then costs this, not
+    /// `stallTimeout` (the kernel's queued read-ahead of a failed read would otherwise send fetches that hold the
+    /// file's pages for the whole timeout, and a read after the server came back waited for them).
+    let probe: Duration
+
+    /// How long a fetch must have received nothing before a stall or Box's return drops it (see `silent(in:)`): a
+    /// fetch whose bytes still arrive, however slowly, is never dropped.
+    let quiet: Duration
 
     /// Starts fetching the blocks of `range` (block-aligned) that are neither held nor in flight.
     /// Returns at once; readers pick the blocks up with `block(_:of:)`.
@@ -181,7 +214,10 @@ public final class BlockStore: Sendable {
                 (state.memory.consume(key, bytes: bytes), state.inFlight[key], state.arrivals.clock)
             }
             if let data = held.0 { return data }
-            if let fetch = held.1 { return try await read(index, from: fetch, key: key, taking: bytes) }
+            if let fetch = held.1 {
+                if let data = try await read(index, from: fetch, key: key, taking: bytes) { return data }
+                continue  // the fetch was dropped for a fresh one
+            }
             // Waiting for the disk writer, or on disk.
             if let data = writer?.queued(fileID: file.id, version: file.version, block: index)
                 ?? disk?.read(fileID: file.id, version: file.version, block: Int(index))
@@ -194,7 +230,11 @@ public final class BlockStore: Sendable {
             }
             // Nil: another reader's fetch may have brought the block since it was looked for; looked for again.
             let time = looks > Self.maximumLooks ? .max : held.2
-            if let fetch = start(range, of: file, lookedAt: time) { return try await read(index, from: fetch, key: key, taking: bytes) }
+            if let fetch = start(range, of: file, lookedAt: time),
+                let data = try await read(index, from: fetch, key: key, taking: bytes)
+            {
+                return data
+            }
         }
     }
 
@@ -206,8 +246,14 @@ public final class BlockStore: Sendable {
     /// is counted (`arrived` then keeps that entry). Counted on an entry `arrived` replaced later, it was lost:
     /// the block stayed unread, every such block took read-ahead's budget for good, and a long sequential read
     /// ended up fetching one block at a time (859 of 910 requests of a cold 1 GiB `cat` were 1 MiB).
-    private func read(_ index: Int64, from fetch: RangeFetch, key: MemoryBlocks.Key, taking bytes: Int) async throws -> Data {
-        let data = try await fetch.block(index)
+    /// Nil when the fetch was dropped for a fresh one (`FetchDropped`): the reader looks again.
+    private func read(_ index: Int64, from fetch: RangeFetch, key: MemoryBlocks.Key, taking bytes: Int) async throws -> Data? {
+        let data: Data
+        do {
+            data = try await fetch.block(index)
+        } catch is FetchDropped {
+            return nil
+        }
         state.withLock { state in
             if !state.memory.contains(key) { state.memory.put(key, data) }
             _ = state.memory.consume(key, bytes: bytes)
@@ -229,7 +275,9 @@ public final class BlockStore: Sendable {
         let first = MemoryBlocks.Key(fileID: file.id, version: file.version, index: 0)
         state.withLock { state in
             // Checked under the lock a fetch registers under: a fetch already under way asks for itself.
-            guard state.preparing[file] == nil, state.inFlight[first] == nil, !state.memory.contains(first)
+            // Not while downloads stall: a fetch of the file would wait for the look-up the server holds.
+            guard state.preparing[file] == nil, state.inFlight[first] == nil, !state.memory.contains(first),
+                state.stalledSince == nil
             else { return }
             // Registered under the lock that `run` reads it with; the task removes itself when done.
             state.preparing[file] = Task { [weak self] in
@@ -317,17 +365,22 @@ public final class BlockStore: Sendable {
             case .free(let range): free = range
             }
             let streams = if case .stream = source { true } else { false }
-            let fetch = RangeFetch(range: free, blockSize: blockSize, pool: streams ? pool : nil) {
-                [weak self] fetch, index, data, _ in
+            let fetch = RangeFetch(
+                range: free, blockSize: blockSize, pool: streams ? pool : nil,
+                onFirstBytes: { [weak self] fetch in self?.firstBytes(of: fetch) }
+            ) { [weak self] fetch, index, data, _ in
                 self?.arrived(index, data, of: file, from: fetch)
             }
             // The buffer was taken outside the lock: what changed meanwhile is looked at again.
             let outcome = state.withLock { state -> Claim? in
                 let now = claim(free, of: file, lookedAt: time, in: state)
                 guard case .free(let still) = now, still == free else { return now }
+                var counted: [Int64: Int] = [:]
                 for index in fetch.blockIndexes {
                     state.inFlight[MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)] = fetch
+                    counted[index] = Int(min((index + 1) * blockSize, free.upperBound) - max(index * blockSize, free.lowerBound))
                 }
+                state.pending[ObjectIdentifier(fetch)] = Pending(fetch: fetch, file: file, counted: counted)
                 state.inFlightBytes += Int(free.count)
                 return nil
             }
@@ -390,23 +443,25 @@ public final class BlockStore: Sendable {
                 }
                 fetch.fail(error)
             }
-            self?.forget(fetch, of: file)
+            self?.forget(fetch)
         }
-        if let stallTimeout { watch(fetch, of: file, work: work, timeout: stallTimeout) }
+        state.withLock { $0.pending[ObjectIdentifier(fetch)]?.work = work }
+        if let stallTimeout { watch(fetch, of: file, timeout: stallTimeout) }
     }
 
-    /// Fails `fetch` and cancels its work (aborting the transfer) once nothing has arrived for
+    /// Fails `fetch`, cancels its work (aborting the transfer) and forgets it once nothing has arrived for
     /// `timeout`, checked about four times per timeout (at least every second). The HTTP layer
     /// aborts a silent transfer after the same time, but the retry policy may send it again; a
-    /// reader waits for one stall, not for one per attempt.
-    private func watch(_ fetch: RangeFetch, of file: RemoteFile, work: Task<Void, Never>, timeout: Duration) {
-        let tick = min(timeout / 4, .seconds(1))
+    /// reader waits for one stall, not for one per attempt. The other fetches sent before that are just as
+    /// silent go with it (`declareStalled`).
+    private func watch(_ fetch: RangeFetch, of file: RemoteFile, timeout: Duration) {
+        let tick = min(timeout / 4, .milliseconds(500))
         let pacer = self.pacer
         Task { [weak self, weak fetch] in
-            var seen: Int64 = -1
+            var seen: Int64 = 0
             var lastMove = ContinuousClock.now
             while true {
-                guard (try? await Task.sleep(for: tick)) != nil, let fetch, !fetch.hasEnded else { return }
+                guard (try? await Task.sleep(for: tick)) != nil, let self, let fetch, !fetch.hasEnded else { return }
                 let arrived = fetch.bytesArrived
                 if arrived != seen {
                     (seen, lastMove) = (arrived, .now)
@@ -418,12 +473,13 @@ public final class BlockStore: Sendable {
                     lastMove = .now
                     continue
                 }
-                guard ContinuousClock.now - lastMove >= timeout else { continue }
-                let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-                let error = TransferError.stalled(fileID: file.id, range: fetch.range, seconds: seconds)
-                self?.logger.warning("\(error)")
-                fetch.fail(error)
-                work.cancel()
+                // Sent while downloads stall and nothing came yet: a probe, given up sooner.
+                let probing = arrived == 0 && sentIntoStall(fetch)
+                let limit = probing ? min(probe, timeout) : timeout
+                guard ContinuousClock.now - lastMove >= limit else { continue }
+                let error = TransferError.stalled(fileID: file.id, range: fetch.range, seconds: Self.seconds(limit))
+                logger.warning("\(error)\(probing ? ", sent while downloads stall" : "")")
+                declareStalled(fetch, failing: error, silentSince: lastMove)
                 return
             }
         }
@@ -443,24 +499,143 @@ public final class BlockStore: Sendable {
             // Unread even if a reader waited: it marks the block read once it has read it to the end. A reader
             // that took it from the fetch first put it already, with what it took (see `read(_:from:key:taking:)`).
             if !state.memory.contains(key) { state.memory.put(key, data) }
-            state.inFlightBytes -= data.count
+            // Counted once: a dropped fetch's blocks were released when it was dropped.
+            if let bytes = state.pending[ObjectIdentifier(fetch)]?.counted.removeValue(forKey: index) {
+                state.inFlightBytes -= bytes
+            }
             if state.inFlight[key] === fetch { state.inFlight[key] = nil }
             state.verified.remove(FileVersion(file))
             state.arrivals.record(FileVersion(file))
         }
     }
 
-    /// After a fetch ended: blocks it never brought are no longer in flight (a later read fetches them).
-    private func forget(_ fetch: RangeFetch, of file: RemoteFile) {
-        let missing = fetch.missingBlocks
-        guard !missing.isEmpty else { return }
+    /// After a fetch ended, or when it is dropped: blocks it never brought are no longer in flight (a later read
+    /// fetches them), and their bytes leave read-ahead's budget. Once per fetch: answers its entry the first time.
+    @discardableResult
+    private func forget(_ fetch: RangeFetch) -> Pending? {
         state.withLock { state in
-            for index in missing {
-                let key = MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)
+            guard let entry = state.pending.removeValue(forKey: ObjectIdentifier(fetch)) else { return nil }
+            for (index, bytes) in entry.counted {
+                let key = MemoryBlocks.Key(fileID: entry.file.id, version: entry.file.version, index: index)
                 if state.inFlight[key] === fetch { state.inFlight[key] = nil }
-                let start = max(index * blockSize, fetch.range.lowerBound)
-                state.inFlightBytes -= Int(min((index + 1) * blockSize, fetch.range.upperBound) - start)
+                state.inFlightBytes -= bytes
             }
+            return entry
         }
+    }
+
+    /// Whether `fetch` was sent while downloads stall.
+    private func sentIntoStall(_ fetch: RangeFetch) -> Bool {
+        state.withLock { $0.stalledSince.map { fetch.started >= $0 } ?? false }
+    }
+
+    // MARK: stalls
+
+    /// Bytes counted in flight against read-ahead's budget, fetches in flight, blocks registered in flight (tests).
+    var inFlightCounts: (bytes: Int, fetches: Int, blocks: Int) {
+        state.withLock { ($0.inFlightBytes, $0.pending.count, $0.inFlight.count) }
+    }
+
+    /// Forgets `fetch` at once (a read after this one starts a fresh fetch, and the budget it held is free), fails it
+    /// with `error` (its readers get it) and cancels its transfer. False if it was forgotten already.
+    @discardableResult
+    private func drop(_ fetch: RangeFetch, failing error: any Error) -> Bool {
+        guard let entry = forget(fetch) else { return false }
+        fetch.fail(error)
+        entry.work?.cancel()
+        return true
+    }
+
+    /// `fetch` received nothing since `silentSince` for the stall timeout: it fails (its readers get `error`), and
+    /// so do the fetches sent before now that received nothing since then either and have been silent for `quiet`:
+    /// the same server is not answering them, and a read that comes later must not wait for them. Until a fetch sent
+    /// from now on receives a byte, downloads count as stalled (`firstBytes(of:)`).
+    private func declareStalled(_ fetch: RangeFetch, failing error: TransferError, silentSince: ContinuousClock.Instant) {
+        let now = ContinuousClock.now
+        let (silent, preparations) = state.withLock { state -> ([Pending], [Task<Void, Never>]) in
+            if state.stalledSince == nil { state.stalledSince = now }
+            let silent = Self.silent(in: state, startedBefore: now, noByteSince: silentSince, quiet: quiet, now: now)
+                .filter { $0.fetch !== fetch }
+            return (silent, Self.takePreparations(from: &state))
+        }
+        preparations.forEach { $0.cancel() }
+        // The others first: a reader woken by this fetch's failure finds none of them in flight.
+        for entry in silent {
+            let seconds = Self.seconds(now - (entry.fetch.lastArrival ?? entry.fetch.started))
+            let error = TransferError.stalled(fileID: entry.file.id, range: entry.fetch.range, seconds: seconds)
+            if drop(entry.fetch, failing: error) { logger.warning("\(error), while another download of the same server stalled") }
+        }
+        drop(fetch, failing: error)
+    }
+
+    /// A fetch received its first bytes. If it was sent after a stall was declared, downloads move again: the fetches
+    /// sent before it that received nothing since the stall are dropped, and their readers fetch anew at once
+    /// rather than waiting for a transfer the server may never answer (a read right after a stalled server came
+    /// back waited 30.4 s for one, with stall_timeout=30).
+    private func firstBytes(of fetch: RangeFetch) {
+        let now = ContinuousClock.now
+        let outcome = state.withLock { state -> ([Pending], [Task<Void, Never>])? in
+            guard let since = state.stalledSince, fetch.started > since else { return nil }
+            state.stalledSince = nil
+            let silent = Self.silent(in: state, startedBefore: fetch.started, noByteSince: since, quiet: .zero, now: now)
+            return (silent, Self.takePreparations(from: &state))
+        }
+        guard let (silent, preparations) = outcome else { return }
+        preparations.forEach { $0.cancel() }
+        logger.notice("downloads move again after a stall\(Self.dropping(silent))")
+        for entry in silent { drop(entry.fetch, failing: FetchDropped()) }
+    }
+
+    /// Box answers again after being out of reach (`Connectivity`): the fetches that received nothing for `quiet`
+    /// are dropped, and their readers fetch anew at once. Not while downloads stall: the API answering says nothing of
+    /// the download host, whose return the first fetch that receives a byte tells (`firstBytes(of:)`). The fetches
+    /// sent for the dropped ones are probes until one receives a byte (`probe`): Box's "return" may be an API answer
+    /// while the download host still stalls (the HTTP layer's timeout of a stalled download makes Box unreachable
+    /// for a moment), and their readers must not wait a whole `stallTimeout` again.
+    public func boxAnswersAgain() {
+        let now = ContinuousClock.now
+        let (silent, preparations) = state.withLock { state -> ([Pending], [Task<Void, Never>]) in
+            guard state.stalledSince == nil else { return ([], []) }
+            let silent = Self.silent(in: state, startedBefore: now, noByteSince: now, quiet: quiet, now: now)
+            if !silent.isEmpty { state.stalledSince = now }
+            return (silent, Self.takePreparations(from: &state))
+        }
+        preparations.forEach { $0.cancel() }
+        guard !silent.isEmpty else { return }
+        logger.notice("Box answers again\(Self.dropping(silent))")
+        for entry in silent { drop(entry.fetch, failing: FetchDropped()) }
+    }
+
+    /// The fetches in flight sent before `startedBefore` that received no byte since `noByteSince` and none for
+    /// `quiet` (a fetch whose bytes still arrive is never among them).
+    private static func silent(
+        in state: State, startedBefore: ContinuousClock.Instant, noByteSince: ContinuousClock.Instant,
+        quiet: Duration, now: ContinuousClock.Instant
+    ) -> [Pending] {
+        state.pending.values.filter { entry in
+            let fetch = entry.fetch
+            guard !fetch.hasEnded, fetch.started < startedBefore else { return false }
+            let lastMove = fetch.lastArrival ?? fetch.started
+            return (fetch.lastArrival.map { $0 < noByteSince } ?? true) && now - lastMove >= quiet
+        }
+    }
+
+    /// The download-location look-ups started ahead of reads (`prepare(_:)`), forgotten to be cancelled: a fetch of
+    /// the file waits for its look-up (`run`), which a stalled server holds for the HTTP layer's timeout and retries
+    /// (after Box came back from a stall, a read failed waiting for one sent into it). A read asks for itself.
+    private static func takePreparations(from state: inout State) -> [Task<Void, Never>] {
+        defer { state.preparing = [:] }
+        return Array(state.preparing.values)
+    }
+
+    private static func dropping(_ entries: [Pending]) -> String {
+        guard !entries.isEmpty else { return "" }
+        let ranges = entries.map { "bytes \($0.fetch.range.lowerBound)..<\($0.fetch.range.upperBound) of file \($0.file.id)" }
+        return ": dropped \(entries.count) download(s) sent before that received nothing since, "
+            + "to be fetched anew (\(ranges.joined(separator: ", ")))"
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

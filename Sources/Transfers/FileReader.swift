@@ -77,11 +77,13 @@ public final class FileReader: Sendable {
         if let failure = failure.withLock({ $0 }) { throw failure }
         let blockSize = store.blockSize
         let first = offset / blockSize, last = (end - 1) / blockSize
-        fetch(planner.withLock { $0.plan(offset: offset, length: length) }, needed: first * blockSize..<(last + 1) * blockSize)
-        await store.waitForDiskWriter()
+        // Before anything is fetched: the kernel's retry of a failed read-ahead would otherwise send a fetch into
+        // the stalled server, and a read after it came back would wait for that one.
         if let stall = stalled.withLock({ stalled in (first...last).first { stalled[$0] != nil }.flatMap { stalled[$0] } }) {
             throw stall
         }
+        fetch(planner.withLock { $0.plan(offset: offset, length: length) }, needed: first * blockSize..<(last + 1) * blockSize)
+        await store.waitForDiskWriter()
         if first == last {
             // The common case (reads of up to 1 MiB, block-aligned by the kernel): a slice, no copy.
             let block = try await block(first, taking: Int(end - offset))

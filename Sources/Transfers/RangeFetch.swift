@@ -27,6 +27,12 @@ final class RangeFetch: DownloadSink, @unchecked Sendable {
     private let state = Mutex(State())
     /// Bytes the transfer has handed over so far (repeats after a retry included): whether it moves.
     private let arrivedBytes = Atomic<Int64>(0)
+    /// When the fetch was started (registered as in flight).
+    let started = ContinuousClock.now
+    /// When bytes last arrived, in nanoseconds after `started` (-1: none yet).
+    private let lastArrivalNanoseconds = Atomic<Int64>(-1)
+    /// Called (outside the lock, on the transfer's thread) once, when the fetch's first bytes arrive.
+    private let onFirstBytes: (@Sendable (_ fetch: RangeFetch) -> Void)?
     /// Set once the fetch has ended, either way.
     private let ended = Atomic<Bool>(false)
     /// Called (outside the lock) for every block as it becomes complete, with whether a reader was
@@ -49,10 +55,12 @@ final class RangeFetch: DownloadSink, @unchecked Sendable {
     /// - Parameter pool: where the buffer for streamed bytes comes from; nil when the range will
     ///   arrive whole through `deliver` (no buffer then).
     init(range: Range<Int64>, blockSize: Int64, pool: ReceiveBufferPool?,
+         onFirstBytes: (@Sendable (_ fetch: RangeFetch) -> Void)? = nil,
          onBlock: @escaping @Sendable (_ fetch: RangeFetch, _ index: Int64, _ data: Data, _ wasAwaited: Bool) -> Void) {
         self.range = range
         self.blockSize = blockSize
         self.onBlock = onBlock
+        self.onFirstBytes = onFirstBytes
         let count = Int(range.count)
         if pool == nil || count < Self.minimumStreamedSize {
             base = nil
@@ -102,7 +110,7 @@ final class RangeFetch: DownloadSink, @unchecked Sendable {
     /// Bytes at file offset `offset` (streaming download). Bytes already received are skipped, so
     /// a retried response that starts over never rewrites memory a reader may be looking at.
     func receive(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Bool {
-        arrivedBytes.wrappingAdd(Int64(bytes.count), ordering: .relaxed)
+        noteArrival(bytes.count)
         let start = offset - range.lowerBound
         guard start >= 0, start + Int64(bytes.count) <= length, let source = bytes.baseAddress else { return false }
         guard let base else { return collect(bytes, at: start) }
@@ -131,7 +139,7 @@ final class RangeFetch: DownloadSink, @unchecked Sendable {
 
     /// The whole range at once (a fetcher that returns `Data`): its blocks are slices of `data`.
     func deliver(_ data: Data) throws {
-        arrivedBytes.wrappingAdd(Int64(data.count), ordering: .relaxed)
+        noteArrival(data.count)
         guard Int64(data.count) == length else { throw TransferError.shortRead(expectedAt: range.lowerBound) }
         publish(upTo: length, from: data)
     }
@@ -155,17 +163,27 @@ final class RangeFetch: DownloadSink, @unchecked Sendable {
         waiters.forEach { $0.resume(throwing: error) }
     }
 
+    /// Counts `count` bytes handed over now; the first ones are announced (`onFirstBytes`).
+    private func noteArrival(_ count: Int) {
+        guard count > 0 else { return }
+        let before = arrivedBytes.wrappingAdd(Int64(count), ordering: .relaxed).oldValue
+        let elapsed = ContinuousClock.now - started
+        let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        lastArrivalNanoseconds.store(nanoseconds, ordering: .relaxed)
+        if before == 0 { onFirstBytes?(self) }
+    }
+
     /// Bytes received so far (a stall watchdog compares it over time).
     var bytesArrived: Int64 { arrivedBytes.load(ordering: .relaxed) }
 
+    /// When bytes last arrived (nil: none yet).
+    var lastArrival: ContinuousClock.Instant? {
+        let nanoseconds = lastArrivalNanoseconds.load(ordering: .relaxed)
+        return nanoseconds < 0 ? nil : started + .nanoseconds(nanoseconds)
+    }
+
     /// Whether the fetch has finished or failed.
     var hasEnded: Bool { ended.load(ordering: .acquiring) }
-
-    /// Block indexes of the range whose bytes have not all arrived (for the store, on failure).
-    var missingBlocks: [Int64] {
-        let done = state.withLock { Set($0.blocks.keys) }
-        return blockIndexes.filter { !done.contains($0) }
-    }
 
     var blockIndexes: [Int64] {
         Array(stride(from: range.lowerBound / blockSize, through: (range.upperBound - 1) / blockSize, by: 1))
