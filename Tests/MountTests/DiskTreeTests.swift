@@ -8,23 +8,6 @@ import XCTest
 final class DiskTreeTests: EventStreamTestCase {
     private static let tree = ["a.txt": "a\n", "sub/b.txt": "b\n", "sub/deeper/c.txt": "c\n", "other/d.txt": "d\n"]
 
-    /// boxsim holding `texts` in a data folder of this test's that outlives it (`restartBoxSim`).
-    private func startBoxSimKeepingItsData(texts: [String: String]) async throws -> (BoxSimProcess, URL) {
-        let seed = try SeedTree.make(texts: texts)
-        temporaryDirectories.append(seed)
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("boxsim-data-\(UUID().uuidString)")
-        temporaryDirectories.append(data)
-        let sim = try await BoxSimProcess.start(seed: seed, dataDirectory: data)
-        boxsim = sim
-        return (sim, data)
-    }
-
-    /// boxsim started again on `data` at the address `stopped` had, as Box coming back.
-    private func restartBoxSim(_ stopped: BoxSimProcess, on data: URL) async throws {
-        let port = try XCTUnwrap(URL(string: stopped.baseURL)?.port)
-        boxsim = try await BoxSimProcess.start(extraArgs: ["--port", String(port)], dataDirectory: data)
-    }
-
     private func listRecursively(_ fixture: MountFixture) throws -> String {
         try succeed(["ls", "-R", fixture.mountpoint.path]).replacingOccurrences(of: fixture.mountpoint.path, with: "MNT")
     }

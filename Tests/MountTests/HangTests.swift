@@ -8,16 +8,6 @@ import XCTest
 /// `bandwidth_bytes_per_second` (the body stops after its first KiB).
 final class HangTests: LoggedMountTestCase {
 
-    var api: BoxSimAPI { get throws { BoxSimAPI(try XCTUnwrap(boxsim, "boxsim is not started")) } }
-
-    func mountWithLog(seed: URL, options: [String] = []) async throws -> MountFixture {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("boxfs-log-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        temporaryDirectories.append(directory)
-        let log = directory.appendingPathComponent("boxfs.log")
-        daemonLog = log
-        return try await mountBoxSim(seed: seed, options: options + ["log_file=\(log.path)"])
-    }
 
     /// Listings of `folderID` never answer (until the rule is removed).
     func hangListings(of folderID: String) throws {

@@ -10,6 +10,16 @@ class LoggedMountTestCase: MountTestCase {
     /// Removed in `tearDown` once the mount is gone.
     var temporaryDirectories: [URL] = []
 
+    /// A mount of boxsim (seeded with `seed`) whose daemon log is this test's `daemonLog`.
+    func mountWithLog(seed: URL, options: [String] = []) async throws -> MountFixture {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("boxfs-log-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        temporaryDirectories.append(directory)
+        let log = directory.appendingPathComponent("boxfs.log")
+        daemonLog = log
+        return try await mountBoxSim(seed: seed, options: options + ["log_file=\(log.path)"])
+    }
+
     override func tearDown() async throws {
         mount?.unmount()
         if (testRun?.totalFailureCount ?? 0) > 0, let log = daemonLog {

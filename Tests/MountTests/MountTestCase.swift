@@ -46,6 +46,9 @@ class MountTestCase: XCTestCase {
         try sim.requestLog().filter { $0.seq > sequence && $0.path.hasPrefix("/dl/") }.reduce(0) { $0 + $1.bytesSent }
     }
 
+    /// Box as another client sees it.
+    var api: BoxSimAPI { get throws { BoxSimAPI(try XCTUnwrap(boxsim, "boxsim is not started")) } }
+
     func lastSequence(_ sim: BoxSimProcess) throws -> Int {
         try sim.requestLog().last?.seq ?? 0
     }

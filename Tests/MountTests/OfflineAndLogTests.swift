@@ -7,23 +7,6 @@ import XCTest
 final class OfflineAndLogTests: WriteTestCase {
     private func log(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
 
-    /// boxsim holding `texts` in a data folder of this test's that outlives it (`restartBoxSim`).
-    private func startBoxSimKeepingItsData(texts: [String: String]) async throws -> (BoxSimProcess, URL) {
-        let seed = try SeedTree.make(texts: texts)
-        temporaryDirectories.append(seed)
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("boxsim-data-\(UUID().uuidString)")
-        temporaryDirectories.append(data)
-        let sim = try await BoxSimProcess.start(seed: seed, dataDirectory: data)
-        boxsim = sim
-        return (sim, data)
-    }
-
-    /// boxsim started again on `data` at the address `stopped` had, as Box coming back.
-    private func restartBoxSim(_ stopped: BoxSimProcess, on data: URL) async throws {
-        let port = try XCTUnwrap(URL(string: stopped.baseURL)?.port)
-        boxsim = try await BoxSimProcess.start(extraArgs: ["--port", String(port)], dataDirectory: data)
-    }
-
     /// Waits until `boxfs status` says the mount is offline.
     private func waitUntilOffline(_ fixture: MountFixture) async throws {
         let binary = try MountFixture.locateBinary().path

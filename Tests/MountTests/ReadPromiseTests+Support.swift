@@ -15,14 +15,11 @@ extension ReadPromiseTests {
     }
 
     /// Mounts `seed` with a daemon log file of its own (printed if the test fails); answers the mount and the log.
-    func mountWithLog(seed: URL, options: [String] = []) async throws -> (MountFixture, URL) {
+    func mountWithLogFile(seed: URL, options: [String] = []) async throws -> (MountFixture, URL) {
         let log = try makeTemporaryDirectory("boxfs-log").appendingPathComponent("boxfs.log")
         daemonLog = log
         return (try await mountBoxSim(seed: seed, options: options + ["log_file=\(log.path)"]), log)
     }
-
-    /// Box as another client sees it.
-    var api: BoxSimAPI { get throws { BoxSimAPI(try XCTUnwrap(boxsim, "boxsim is not started")) } }
 
     /// Downloads (`/dl/...`) logged after `sequence`.
     func downloads(after sequence: Int) throws -> [LoggedRequest] {

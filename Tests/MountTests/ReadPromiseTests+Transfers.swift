@@ -10,7 +10,7 @@ extension ReadPromiseTests {
         let size = 24 << 20
         let seed = try SeedTree.make(texts: [:], largeFiles: ["shared.bin": size])
         let expected = try sha1(seed.appendingPathComponent("shared.bin").path)
-        let (mount, _) = try await mountWithLog(seed: seed)
+        let (mount, _) = try await mountWithLogFile(seed: seed)
         let sim = try XCTUnwrap(boxsim)
         _ = try succeed(["stat", mount.path("shared.bin")])
         let before = try lastSequence(sim)
@@ -43,7 +43,7 @@ extension ReadPromiseTests {
         let size = 48 << 20
         let seed = try SeedTree.make(texts: [:], largeFiles: ["kept.bin": size])
         let expected = try sha1(seed.appendingPathComponent("kept.bin").path)
-        let (mount, _) = try await mountWithLog(seed: seed, options: ["cache=off"])
+        let (mount, _) = try await mountWithLogFile(seed: seed, options: ["cache=off"])
         let sim = try XCTUnwrap(boxsim)
         let path = mount.path("kept.bin")
         _ = try succeed(["stat", path])
@@ -72,7 +72,7 @@ extension ReadPromiseTests {
 
     func testReadsOfOneMiBReachTheDaemonWhole() async throws {
         let seed = try SeedTree.make(texts: [:], largeFiles: ["a.bin": 8 << 20, "b.bin": 8 << 20])
-        let (mount, _) = try await mountWithLog(seed: seed)
+        let (mount, _) = try await mountWithLogFile(seed: seed)
         let sim = try XCTUnwrap(boxsim)
         _ = try succeed(["stat", mount.path("a.bin")])
 
@@ -98,7 +98,7 @@ extension ReadPromiseTests {
         let partSize = 8 << 20  // ReadAheadPlanner.Configuration.standard.partSize: one range request at most
         let seed = try SeedTree.make(texts: [:], largeFiles: ["stream.bin": size])
         let expected = try sha1(seed.appendingPathComponent("stream.bin").path)
-        let (mount, _) = try await mountWithLog(seed: seed)
+        let (mount, _) = try await mountWithLogFile(seed: seed)
         let sim = try XCTUnwrap(boxsim)
         _ = try succeed(["stat", mount.path("stream.bin")])
         let before = try lastSequence(sim)

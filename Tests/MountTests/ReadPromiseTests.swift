@@ -13,7 +13,7 @@ final class ReadPromiseTests: LoggedMountTestCase {
         let seed = try SeedTree.make(texts: [:], largeFiles: ["checked.bin": size])
         let expected = try sha1(seed.appendingPathComponent("checked.bin").path)
         let cache = try makeTemporaryDirectory("boxfs-cache")
-        let (mount, log) = try await mountWithLog(seed: seed, options: ["cache_dir=\(cache.path)"])
+        let (mount, log) = try await mountWithLogFile(seed: seed, options: ["cache_dir=\(cache.path)"])
         let entry = try XCTUnwrap(try api.entry(at: "checked.bin"))
         XCTAssertEqual(entry.sha1, expected)
         let blob = try blobPath(sha1: expected)
@@ -50,7 +50,7 @@ final class ReadPromiseTests: LoggedMountTestCase {
         ]
         let seed = try SeedTree.make(texts: texts, largeFiles: ["media/f.bin": 1 << 20])
         // Kernel caching off: every stat below reaches the daemon, which must answer it from its own cache.
-        let (mount, _) = try await mountWithLog(
+        let (mount, _) = try await mountWithLogFile(
             seed: seed, options: ["dir_cache_ttl=600", "entry_timeout=0", "attr_timeout=0"])
         let sim = try XCTUnwrap(boxsim)
         let listing = try succeed(["find", mount.mountpoint.path, "-ls"])
@@ -74,7 +74,7 @@ final class ReadPromiseTests: LoggedMountTestCase {
     func testAFolderListingIsTrustedForItsTTL() async throws {
         let seed = try SeedTree.make(texts: ["inbox/first.txt": "1\n"])
         // The TTL alone (events=off): with the event stream, the change below would show at once.
-        let (mount, _) = try await mountWithLog(seed: seed, options: ["dir_cache_ttl=600", "events=off"])
+        let (mount, _) = try await mountWithLogFile(seed: seed, options: ["dir_cache_ttl=600", "events=off"])
         let sim = try XCTUnwrap(boxsim)
         XCTAssertEqual(try succeed(["ls", mount.path("inbox")]), "first.txt\n")
         let inbox = try XCTUnwrap(try api.entry(at: "inbox"))
@@ -90,7 +90,7 @@ final class ReadPromiseTests: LoggedMountTestCase {
 
     func testAFolderListingIsFetchedAgainOnceItsTTLHasPassed() async throws {
         let seed = try SeedTree.make(texts: ["inbox/first.txt": "1\n"])
-        let (mount, _) = try await mountWithLog(seed: seed, options: ["dir_cache_ttl=2", "events=off"])
+        let (mount, _) = try await mountWithLogFile(seed: seed, options: ["dir_cache_ttl=2", "events=off"])
         let sim = try XCTUnwrap(boxsim)
         XCTAssertEqual(try succeed(["ls", mount.path("inbox")]), "first.txt\n")
         let inbox = try XCTUnwrap(try api.entry(at: "inbox"))

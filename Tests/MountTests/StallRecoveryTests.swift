@@ -6,16 +6,6 @@ import XCTest
 /// the next read starts a fresh range request at once (docs/SEMANTICS.md "A server that hangs").
 final class StallRecoveryTests: LoggedMountTestCase {
 
-    var api: BoxSimAPI { get throws { BoxSimAPI(try XCTUnwrap(boxsim, "boxsim is not started")) } }
-
-    func mountWithLog(seed: URL, options: [String] = []) async throws -> MountFixture {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("boxfs-log-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        temporaryDirectories.append(directory)
-        let log = directory.appendingPathComponent("boxfs.log")
-        daemonLog = log
-        return try await mountBoxSim(seed: seed, options: options + ["log_file=\(log.path)"])
-    }
 
     /// `dd` of the 1 MiB block `block` of `path` (to `output`, else nowhere).
     private func readBlock(_ block: Int, of path: String, to output: String = "/dev/null") -> [String] {

@@ -14,9 +14,6 @@ class WriteTestCase: MountTestCase {
     private(set) var daemonLogs: [URL] = []
     func rememberDaemonLog(_ url: URL) { daemonLogs.append(url) }
 
-    /// Box as another client sees it (the admin's token).
-    var api: BoxSimAPI { get throws { BoxSimAPI(try XCTUnwrap(boxsim, "boxsim is not started")) } }
-
     override func tearDown() async throws {
         for fixture in fixtures.reversed() { fixture.unmount() }
         if (testRun?.totalFailureCount ?? 0) > 0 { printDaemonLogs() }
