@@ -46,6 +46,9 @@ public struct BoxAPIError: Error, Sendable, CustomStringConvertible {
     /// This answer came to a repeat, and an earlier attempt of the same request may have been carried
     /// out by Box (it failed with a 5xx or its answer was lost): the answer may be that attempt's effect.
     public var earlierAttemptMayHaveLanded = false
+    /// The HTTP client was shut down under the request (the process is stopping, or was killed): no answer of
+    /// Box's, so nothing may be concluded from it.
+    public var isClientShutDown = false
 
     public init(
         kind: Kind, status: Int = 0, code: String? = nil, message: String? = nil, requestID: String? = nil,

@@ -35,6 +35,8 @@ extension FileSystem {
                     "could not remove \(reason) (\(leftover.name), id \(leftover.fileID)) from Box: \(error); retrying later")
                 retryLeftover(leftover, reason: reason)
                 return
+            case .interrupted:
+                return  // the mount is stopping: the journal keeps it for the next mount
             case .refused(let error):
                 // Refused for good (e.g. locked by someone): it stays on Box, so it is shown again, a file like any
                 // other, rather than hidden while it holds its name.

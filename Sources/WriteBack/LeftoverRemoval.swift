@@ -10,6 +10,9 @@ public enum LeftoverRemoval: Sendable {
     case refused(Error)
     /// Worth asking again later (5xx, 429, offline); the journal still holds it.
     case retryLater(Error)
+    /// Cut short by the mount stopping (its client shut down, its task cancelled): nothing was learnt, and the
+    /// journal still holds it for the next mount to remove.
+    case interrupted(Error)
 }
 
 extension Leftover {
@@ -24,6 +27,11 @@ extension Leftover {
             outcome = .removed  // gone already (trashed by another of the mount's own steps)
         } catch let error as BoxAPIError where error.kind == .preconditionFailed {
             outcome = .changedSince
+        } catch let error as BoxAPIError where error.isClientShutDown {
+            // Seed 65932704: a kill during the removal was taken for Box refusing it, and the journal forgot it.
+            return .interrupted(error)
+        } catch let error as CancellationError {
+            return .interrupted(error)
         } catch let error as BoxAPIError where error.isTransient || client.connectivity.offline != nil {
             return .retryLater(error)
         } catch {

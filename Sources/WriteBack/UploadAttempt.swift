@@ -299,7 +299,7 @@ struct UploadAttempt: Sendable {
             switch await leftover.remove(client: client, journal: journal) {
             case .removed:
                 break
-            case .retryLater(let removal):
+            case .retryLater(let removal), .interrupted(let removal):
                 let retryAfter = (removal as? BoxAPIError)?.retryAfter
                 return .failed(.transient(retryAfter: retryAfter, message: String(describing: removal)))
             case .changedSince, .refused:

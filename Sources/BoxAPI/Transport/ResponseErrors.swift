@@ -25,5 +25,6 @@ extension BoxAPIError {
     init(transport error: HTTPError, request: BoxRequest) {
         let detail = String(describing: error).replacingOccurrences(of: request.url, with: "<url>")
         self.init(kind: .transport(detail, isTransient: error.isTransient), request: request.logDescription)
+        isClientShutDown = error.kind == .shutdown
     }
 }
