@@ -127,6 +127,39 @@ final class DiskTreeTests: EventStreamTestCase {
         }
     }
 
+    /// Changes made offline survive a kill -9 and a remount that is still offline (the journal shows them over the
+    /// tree on disk), and go up once Box answers again, nothing lost.
+    func testChangesMadeOfflineSurviveAKillAndAnOfflineRemountAndGoUpWhenBoxAnswers() async throws {
+        let (sim, data) = try await startBoxSimKeepingItsData(texts: Self.tree)
+        let first = try mountWritable()
+        _ = try listRecursively(first)
+        try await waitUntilFollowing(first)
+        try await unmountAndWait(first)
+        sim.stop()
+
+        let offline = try mountWritable()
+        XCTAssertTrue(offline.mountOutput.contains("offline: Box is unreachable"), offline.mountOutput)
+        try write("one\n", to: offline.path("sub/one.txt"))
+        try write("two\n", to: offline.path("other/two.txt"))
+        try write("a, rewritten\n", to: offline.path("a.txt"))  // O_TRUNC: nothing of Box's content needed
+        try await crash(offline)
+
+        let again = try mountWritable()
+        XCTAssertTrue(again.mountOutput.contains("offline: Box is unreachable"), again.mountOutput)
+        XCTAssertEqual(try succeed(["cat", again.path("sub/one.txt")]), "one\n")
+        XCTAssertEqual(try succeed(["cat", again.path("other/two.txt")]), "two\n")
+        XCTAssertEqual(try succeed(["cat", again.path("a.txt")]), "a, rewritten\n")
+
+        try await restartBoxSim(sim, on: data)
+        let api = try self.api
+        for (path, text) in ["sub/one.txt": "one\n", "other/two.txt": "two\n", "a.txt": "a, rewritten\n"] {
+            try await Poll.until("\(path) on Box", timeout: 30, interval: 0.5) {
+                try api.entry(at: path).map { try api.text(of: $0.id) } == text ? true : nil
+            }
+        }
+        XCTAssertEqual(try succeed(["cat", again.path("sub/deeper/c.txt")]), "c\n", "Box's own content reads again")
+    }
+
     /// Nothing ever kept for this server: Box unreachable at start still fails the mount with one line.
     func testWithBoxUnreachableAndNothingKeptTheMountFailsWithOneLine() async throws {
         let sim = try await startBoxSim(texts: Self.tree)
