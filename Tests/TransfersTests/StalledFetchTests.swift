@@ -130,6 +130,7 @@ import Testing
         await #expect(throws: TransferError.self) { try await store.block(0, of: Self.file("first")) }
         // Sent while downloads stall: a probe given up after 2 s (not stall_timeout) unless downloads move before.
         let reader = Task { try await store.block(0, of: Self.file("sent into the stall")) }
+        while calls.count("sent into the stall") == 0 { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(300))
         recovered.withLock { $0 = true }
         // A fetch sent now receives bytes: the one sent into the stall is dropped, and its reader fetches anew.
@@ -151,7 +152,10 @@ import Testing
             return Int64(range.count)
         }
         let reader = Task { try await store.block(0, of: Self.file("1")) }
-        try await Task.sleep(for: .milliseconds(1300))  // silent for more than `quiet` (1 s)
+        // The fetch is on the wire (on a loaded machine the reader's task may start late), then silent for more than
+        // `quiet` (1 s).
+        while calls.count("1") == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(1300))
         store.boxAnswersAgain()
         // Fetched anew (a probe, answered at once), not after the silent fetch's stall (8 s).
         #expect(try await reader.value == box.content)
