@@ -26,7 +26,7 @@ struct BoxRequest: Sendable {
     var unauthorizedLogName = "<download location>"
 
     /// An API call answered in JSON (kept in memory, sent with the token, no range): asked for gzip, which cuts a
-    /// listing page of 1,000 entries from about 750 KB on the wire to a tenth of that. Never a download.
+    /// listing page of 1,000 entries from 749 KB on the wire to 43 KB (boxsim). Never a download.
     var answersInJSON: Bool {
         guard isAuthorized, case .memory = responseBody else { return false }
         return !headers.contains { $0.0.lowercased() == "range" }

@@ -52,6 +52,8 @@ extension FileSystem {
         guard !next.isEmpty else { return }
         let ttl = listingTTL
         let now = ContinuousClock.now
+        // Not `freshListing`: a listing loaded from the disk and awaiting the stream's catch-up counts as listed here
+        // (the catch-up, not a fetch, makes it current: a remount's walk lists nothing), and no use is recorded.
         let unlisted = tree.withLock { tree in
             next.filter { item in
                 guard let cached = tree.listings[item.id] else { return true }
