@@ -2,20 +2,29 @@ import BoxAPI
 import Transfers
 
 extension FileSystem {
-    /// Feeds a read-only open to `ListingOrderReads` and starts learning the download locations of
-    /// the files it names, so that reading each of them later takes one round trip instead of two.
-    /// Returns at once (no network on the caller's path); moves no content.
-    func prepareNextFiles(afterOpening item: BoxItem, inode: UInt64) {
+    /// The cached listing of the folder holding `item` (at `inode`), and where `item` stands in it; nil when that
+    /// listing is not held, or when the inode is the mount's root. The listing is copied out (copy on write: no copy
+    /// of its items) so that the lock it is read under never nests with another.
+    private func placeInParentListing(
+        of item: BoxItem, inode: UInt64
+    ) -> (folderID: String, listing: InodeTable.Listing, position: Int)? {
         let found = tree.withLock { tree -> (folderID: String, listing: InodeTable.Listing)? in
-            guard let parent = tree.node(inode)?.parentInode, let folderID = tree.node(parent)?.itemID,
+            guard let parent = tree.node(inode)?.parentInode, parent != inode, let folderID = tree.node(parent)?.itemID,
                 let listing = tree.listings[folderID]
             else { return nil }
             return (folderID, listing)
         }
-        // The listing is copied out (copy on write: no copy of its items) so the two locks never nest.
         guard let (folderID, listing) = found, let position = listing.position(of: item.name),
             listing.items[position].id == item.id
-        else { return }
+        else { return nil }
+        return (folderID, listing, position)
+    }
+
+    /// Feeds a read-only open to `ListingOrderReads` and starts learning the download locations of
+    /// the files it names, so that reading each of them later takes one round trip instead of two.
+    /// Returns at once (no network on the caller's path); moves no content.
+    func prepareNextFiles(afterOpening item: BoxItem, inode: UInt64) {
+        guard let (folderID, listing, position) = placeInParentListing(of: item, inode: inode) else { return }
         let next = listingOrderReads.withLock { $0.opened(position: position, of: listing.items, folderID: folderID) }
         guard !next.isEmpty else { return }
         // Files with local content are read from it, never from Box.
@@ -33,15 +42,7 @@ extension FileSystem {
     /// ahead of it). An open out of order ends the walk: its listings not fetched yet are cancelled.
     /// Returns at once (no network on the caller's path).
     func prepareNextFolders(afterOpening folder: BoxItem, inode: UInt64) {
-        let found = tree.withLock { tree -> (parentID: String, listing: InodeTable.Listing)? in
-            guard let parent = tree.node(inode)?.parentInode, parent != inode, let parentID = tree.node(parent)?.itemID,
-                let listing = tree.listings[parentID]
-            else { return nil }
-            return (parentID, listing)
-        }
-        guard let (parentID, listing) = found, let position = listing.position(of: folder.name),
-            listing.items[position].id == folder.id
-        else { return }
+        guard let (parentID, listing, position) = placeInParentListing(of: folder, inode: inode) else { return }
         let (next, restarted) = folderWalks.withLock { walks in
             (walks.opened(position: position, of: listing.items, folderID: parentID), walks.runLength(in: parentID) == 0)
         }
