@@ -4,7 +4,8 @@ import Logging
 import SystemCalls
 
 /// Opens the mount's tree on disk (`DiskTree`: `<cache_dir>/<account>/tree-<mounted folder id>.sqlite`, beside the
-/// event stream position) and puts what it holds in the new filesystem before the mount answers anything.
+/// event stream position) and tells the new filesystem which listings it holds before the mount answers anything
+/// (each is read from the disk when first used).
 enum DiskTreeSetup {
     /// The tree of this account and folder; nil for a shared-link mount (no event stream keeps it true) or when
     /// it cannot be made (the mount then lists everything, as before).
@@ -34,7 +35,7 @@ enum DiskTreeSetup {
         }
     }
 
-    /// Loads the tree into `filesystem`. With the event stream followed, its listings are used only when they
+    /// Notes the tree's listings in `filesystem`. With the event stream followed, its listings are used only when they
     /// reflect the very position the stream resumes from (`resumesFrom`): after a kill the position may have been
     /// saved past what the listings hold, and then every listing is dropped, on disk too.
     static func load(
@@ -42,16 +43,16 @@ enum DiskTreeSetup {
     ) async {
         let started = ContinuousClock.now
         do {
-            let snapshot = try await tree.load()
-            guard !snapshot.listings.isEmpty else { return }
-            if followsEvents, snapshot.position == nil || snapshot.position != resumesFrom {
-                logger.info("tree on disk: its \(snapshot.listings.count) listings reflect position \(snapshot.position ?? "none"), not \(resumesFrom ?? "none"); dropped")
+            let index = try await tree.loadIndex()
+            guard !index.folders.isEmpty else { return }
+            if followsEvents, index.position == nil || index.position != resumesFrom {
+                logger.info("tree on disk: its \(index.folders.count) listings reflect position \(index.position ?? "none"), not \(resumesFrom ?? "none"); dropped")
                 try await tree.dropAll()
                 return
             }
-            let count = filesystem.loadListings(snapshot, awaitingCatchUp: followsEvents)
+            let count = filesystem.loadIndex(index, awaitingCatchUp: followsEvents)
             let took = ContinuousClock.now - started
-            logger.info("tree on disk: \(count) listings (\(snapshot.entryCount) entries) loaded in \(took)\(followsEvents ? ", to be caught up from position \(resumesFrom ?? "")" : "")")
+            logger.info("tree on disk: \(count) listings (\(index.entryCount) entries) known in \(took), each read when used\(followsEvents ? ", to be caught up from position \(resumesFrom ?? "")" : "")")
         } catch {
             logger.warning("the tree on disk \(tree.path) could not be read (\(error)); listing everything again")
             try? await tree.dropAll()

@@ -38,11 +38,21 @@ public final class DiskTree: Sendable {
     }
 
     /// One batch of changes: every listing first dropped (`droppedAll`), then each folder's listing written, or
-    /// deleted when nil, and the position.
+    /// deleted when nil, then those of `diskOnly` that hold an item of `touchedItems` deleted, and the position.
     struct Changes: Sendable {
         var droppedAll = false
         var listings: [(folderID: String, fetchedAt: Date, items: [BoxItem]?)] = []
+        var touchedItems: Set<String> = []
+        var diskOnly: Set<String> = []
         var position: String?
+    }
+
+    /// What a mount starts from when it reads listings only as they are used: the position, and which folders'
+    /// listings are kept (when Box listed each) with how many entries in all.
+    public struct Index: Sendable {
+        public var position: String?
+        public var folders: [(folderID: String, fetchedAt: Date)] = []
+        public var entryCount = 0
     }
 
     private init(path: String, database: DatabaseQueue, logger: Logger) {
@@ -105,11 +115,74 @@ public final class DiskTree: Sendable {
         }
     }
 
+    /// Which listings are kept, and the position, read on the tree's queue (no items: each listing is read when used,
+    /// `readListing`).
+    public func loadIndex() async throws -> Index {
+        try await onQueue { [database] in
+            try database.read { db in
+                var index = Index()
+                index.position = try String.fetchOne(db, sql: "SELECT position FROM stream WHERE id = 1")
+                let rows = try Row.fetchCursor(db, sql: "SELECT folder_id, fetched_at FROM listing")
+                while let row = try rows.next() {
+                    index.folders.append((row["folder_id"], Date(timeIntervalSince1970: row["fetched_at"])))
+                }
+                index.entryCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM listing_item") ?? 0
+                return index
+            }
+        }
+    }
+
+    /// The listing of `folderID` as kept, or nil (none kept, or unreadable); on the tree's queue only.
+    func readListing(folderID: String) -> (fetchedAt: Date, items: [BoxItem])? {
+        dispatchPrecondition(condition: .onQueue(queue))
+        do {
+            return try database.read { db in
+                guard let row = try Row.fetchOne(
+                    db, sql: "SELECT fetched_at, items FROM listing WHERE folder_id = ?", arguments: [folderID])
+                else { return nil }
+                let data: Data = row["items"]
+                guard let stored = try? JSONDecoder().decode([StoredItem].self, from: data) else { return nil }
+                return (Date(timeIntervalSince1970: row["fetched_at"]), stored.compactMap(\.item))
+            }
+        } catch {
+            logger.warning("the tree on disk could not be read (\(error)); listing \(folderID) from Box")
+            return nil
+        }
+    }
+
     /// Forgets every listing (nothing kept can be trusted: a position the stream does not resume from).
     public func dropAll() async throws {
         try await onQueue { [database] in
-            try database.write { db in try db.execute(sql: "DELETE FROM listing") }
+            try database.write { db in try db.execute(sql: "DELETE FROM listing; DELETE FROM listing_item") }
         }
+    }
+
+    static func insertItemRows(_ db: Database, folderID: String, itemIDs: [String]) throws {
+        let statement = try db.cachedStatement(sql: "INSERT INTO listing_item (item_id, folder_id) VALUES (?, ?)")
+        for id in itemIDs { try statement.execute(arguments: [id, folderID]) }
+    }
+
+    /// Deletes the listings among `candidates` that hold an item of `itemIDs`; answers which.
+    private static func deleteListings(holding itemIDs: Set<String>, among candidates: Set<String>, _ db: Database)
+        throws -> Set<String>
+    {
+        var holders: Set<String> = []
+        let ids = Array(itemIDs)
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let found = try String.fetchAll(
+                db, sql: "SELECT DISTINCT folder_id FROM listing_item WHERE item_id IN (\(marks))",
+                arguments: StatementArguments(chunk))
+            holders.formUnion(found.filter(candidates.contains))
+        }
+        for folderID in holders { try deleteListing(folderID, db) }
+        return holders
+    }
+
+    private static func deleteListing(_ folderID: String, _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM listing WHERE folder_id = ?", arguments: [folderID])
+        try db.execute(sql: "DELETE FROM listing_item WHERE folder_id = ?", arguments: [folderID])
     }
 
     /// Writes a batch in one transaction; on the tree's queue only.
@@ -118,16 +191,20 @@ public final class DiskTree: Sendable {
         do {
             let encoder = JSONEncoder()
             try database.write { db in
-                if changes.droppedAll { try db.execute(sql: "DELETE FROM listing") }
+                if changes.droppedAll { try db.execute(sql: "DELETE FROM listing; DELETE FROM listing_item") }
                 for change in changes.listings {
+                    try Self.deleteListing(change.folderID, db)
                     if let items = change.items {
                         let data = try encoder.encode(items.map(StoredItem.init))
                         try db.execute(
-                            sql: "INSERT OR REPLACE INTO listing (folder_id, fetched_at, items) VALUES (?, ?, ?)",
+                            sql: "INSERT INTO listing (folder_id, fetched_at, items) VALUES (?, ?, ?)",
                             arguments: [change.folderID, change.fetchedAt.timeIntervalSince1970, data])
-                    } else {
-                        try db.execute(sql: "DELETE FROM listing WHERE folder_id = ?", arguments: [change.folderID])
+                        try Self.insertItemRows(db, folderID: change.folderID, itemIDs: items.map(\.id))
                     }
+                }
+                if !changes.touchedItems.isEmpty {
+                    let deleted = try Self.deleteListings(holding: changes.touchedItems, among: changes.diskOnly, db)
+                    if !deleted.isEmpty { logger.debug("tree on disk: \(deleted.count) listings holding changed items deleted") }
                 }
                 if let position = changes.position {
                     try db.execute(
@@ -142,7 +219,9 @@ public final class DiskTree: Sendable {
             // position behind the stream's and drops what is left).
             logger.warning("the tree on disk could not be written (\(error)); its listings are dropped")
             do {
-                try database.write { db in try db.execute(sql: "DELETE FROM listing; DELETE FROM stream") }
+                try database.write { db in
+                    try db.execute(sql: "DELETE FROM listing; DELETE FROM listing_item; DELETE FROM stream")
+                }
                 lastPosition.withLock { $0 = nil }
             } catch {
                 writing.withLock { $0 = false }

@@ -1,9 +1,11 @@
 import BoxAPI
 import Foundation
 
-/// The tree on disk (`DiskTree`) as the core keeps it: loaded before the mount answers anything, written once a
-/// second from what changed in the memory tree (on the tree's own queue, the state lock held only to take the
-/// notes), confirmed by the event stream's catch-up.
+/// The tree on disk (`DiskTree`) as the core keeps it: which listings it holds is read before the mount answers
+/// anything, each listing is read when first used (`listingFromDisk`), and what changed in the memory tree is written
+/// once a second (on the tree's own queue, the state lock held only to take the notes); the event stream's catch-up
+/// confirms it. The memory tree is a cache of it: a listing evicted from memory is read back from the disk, not
+/// asked of Box again (`ListingCache` says when a disk copy is trusted).
 ///
 /// How a loaded listing ages: with the event stream followed, it is held but never fresh until the first catch-up
 /// from the saved position has applied what changed meanwhile (dropping the listings it touches); then it counts as
@@ -38,6 +40,56 @@ extension FileSystem {
         }
     }
 
+    /// Notes which listings the disk holds (`index`), each read when first used; answers how many.
+    /// `awaitingCatchUp`: the event stream will catch up from the position they reflect (see above).
+    @discardableResult
+    public func loadIndex(_ index: DiskTree.Index, awaitingCatchUp: Bool) -> Int {
+        let now = ContinuousClock.now
+        let wallNow = Date()
+        return state.withLock { state in
+            for (folderID, fetchedAt) in index.folders {
+                let age = max(0, wallNow.timeIntervalSince(fetchedAt))
+                state.tree.listings.noteOnDisk(
+                    folderID,
+                    .init(fetchedAt: now - .milliseconds(Int64(age * 1000)), awaitingCatchUp: awaitingCatchUp))
+            }
+            if awaitingCatchUp, !index.folders.isEmpty { state.tree.catchUpPending = true }
+            return index.folders.count
+        }
+    }
+
+    /// The listing of `folderID` read back from the tree on disk into memory, when the disk holds it as the memory
+    /// tree last did and it is fresh by `ttl` (or `anyAge`: Box is out of reach); nil otherwise (list from Box).
+    /// What changed before is written first, on the tree's queue, so the read never sees a copy a change already
+    /// made untrue; one made untrue during the read is not installed (`ListingCache.restore`).
+    func listingFromDisk(folderID: String, ttl: Duration, anyAge: Bool) async -> [BoxItem]? {
+        guard let diskTree, diskTree.writing.withLock({ $0 }) else { return nil }
+        let now = ContinuousClock.now
+        let kept = tree.withLock { tree -> ListingCache.DiskOnly? in
+            guard let entry = tree.listings.onDiskOnly[folderID], !entry.awaitingCatchUp || anyAge else { return nil }
+            return anyAge || now - entry.fetchedAt < ttl ? entry : nil
+        }
+        guard let kept else { return nil }
+        let read = try? await diskTree.onQueue { [self] () -> (UInt64, [BoxItem])? in
+            let (changes, serial) = takeDiskTreeChangesWithSerial()
+            if let changes { diskTree.write(changes) }
+            guard let (_, items) = diskTree.readListing(folderID: folderID) else { return nil }
+            return (serial, items)
+        }
+        guard let (serial, items) = read ?? nil else { return nil }
+        var listing = InodeTable.Listing(items: items, fetchedAt: kept.fetchedAt)
+        listing.awaitingCatchUp = kept.awaitingCatchUp
+        let restored = tree.withLock { tree in
+            tree.listings.restore(listing, folderID: folderID, serialAtRead: serial)
+                ? tree.listings[folderID]?.items : nil
+        }
+        if restored != nil {
+            logger.debug("listing \(folderID) read back from the tree on disk (\(items.count) entries)")
+            keepListingsWithinBudget(inUse: folderID)
+        }
+        return restored
+    }
+
     /// The event stream caught up from its position: listings loaded from the disk are now as Box holds them.
     func streamCaughtUp() {
         let now = ContinuousClock.now
@@ -57,7 +109,10 @@ extension FileSystem {
     func waitForCatchUp(folderID: String) async {
         let deadline = ContinuousClock.now + Self.catchUpWait
         while ContinuousClock.now < deadline,
-            tree.withLock({ $0.catchUpPending && $0.listings[folderID]?.awaitingCatchUp == true })
+            tree.withLock({ tree in
+                tree.catchUpPending
+                    && (tree.listings[folderID]?.awaitingCatchUp ?? tree.listings.onDiskOnly[folderID]?.awaitingCatchUp) == true
+            })
         {
             try? await Task.sleep(for: .milliseconds(20))
         }
@@ -91,15 +146,21 @@ extension FileSystem {
     /// stream position in one critical section: the position written never claims events whose effect on the listings
     /// is not written with it or before. On the tree's queue only.
     func takeDiskTreeChanges(final: Bool = false) -> DiskTree.Changes? {
-        guard let diskTree else { return nil }
+        takeDiskTreeChangesWithSerial(final: final).changes
+    }
+
+    /// `takeDiskTreeChanges`, and `ListingCache.diskSerial` as the notes were taken.
+    private func takeDiskTreeChangesWithSerial(final: Bool = false) -> (changes: DiskTree.Changes?, serial: UInt64) {
+        guard let diskTree else { return (nil, 0) }
         let now = ContinuousClock.now
         let deferred = diskTree.pacing.withLock { $0.deferred }
-        let (droppedAll, taken, position) = state.withLock { state in
-            let taken = state.tree.listings.takeChanges(at: now)
-            let noted = Set(taken.changes.map(\.folderID))
+        let (notes, taken, position) = state.withLock { state in
+            let notes = state.tree.listings.takeChanges(at: now)
+            let noted = Set(notes.changes.map(\.folderID))
             let due = deferred.filter { !noted.contains($0) }.map { state.tree.listings.change(of: $0, at: now) }
-            return (taken.droppedAll, taken.changes + due, state.eventStream.position)
+            return (notes, notes.changes + due, state.eventStream.position)
         }
+        let droppedAll = notes.droppedAll
         let decisions = diskTree.pacing.withLock { pacing in
             if droppedAll { pacing.droppedAll() }
             if final { pacing.allDue() }
@@ -107,7 +168,8 @@ extension FileSystem {
         }
         let written = diskTree.lastPosition.withLock { $0 }
         let newPosition = position != written ? position : nil
-        var changes = DiskTree.Changes(droppedAll: droppedAll, position: newPosition)
+        var changes = DiskTree.Changes(
+            droppedAll: droppedAll, touchedItems: notes.touchedItems, diskOnly: notes.diskOnly, position: newPosition)
         let wallNow = Date()
         for (change, decision) in zip(taken, decisions) {
             switch decision {
@@ -124,7 +186,8 @@ extension FileSystem {
                 changes.listings.append((change.folderID, wallNow.addingTimeInterval(-seconds), kept))
             }
         }
-        guard changes.droppedAll || !changes.listings.isEmpty || newPosition != nil else { return nil }
-        return changes
+        guard changes.droppedAll || !changes.listings.isEmpty || !changes.touchedItems.isEmpty || newPosition != nil
+        else { return (nil, notes.serial) }
+        return (changes, notes.serial)
     }
 }

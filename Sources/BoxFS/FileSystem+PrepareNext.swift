@@ -57,7 +57,11 @@ extension FileSystem {
         // (the catch-up, not a fetch, makes it current: a remount's walk lists nothing), and no use is recorded.
         let unlisted = tree.withLock { tree in
             next.filter { item in
-                guard let cached = tree.listings[item.id] else { return true }
+                guard let cached = tree.listings[item.id] else {
+                    // Kept on the disk only: the walk reads it back from there, no call to make ahead.
+                    guard let kept = tree.listings.onDiskOnly[item.id] else { return true }
+                    return !kept.awaitingCatchUp && now - kept.fetchedAt >= ttl
+                }
                 return cached.isStale || now - cached.fetchedAt >= ttl
             }
         }

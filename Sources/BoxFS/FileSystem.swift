@@ -294,7 +294,8 @@ public final class FileSystem: Sendable {
         return node.item
     }
 
-    /// A folder's items: from the cache while fresh, else one listing (shared by concurrent callers).
+    /// A folder's items: from the cache while fresh, else from the tree on disk while fresh there, else one listing
+    /// (shared by concurrent callers).
     func listing(of folder: BoxItem, inode: UInt64) async throws(FSError) -> [BoxItem] {
         await waitForCatchUp(folderID: folder.id)
         let ttl = listingTTL
@@ -302,17 +303,20 @@ public final class FileSystem: Sendable {
             return locals.withLock { $0.overlay(cached.items, folderID: folder.id) }
         }
         do {
-            let items = try await listingFetches.run(folder.id) { [self] in try await fetchListing(of: folder) }
+            let items = try await listingFetches.run(folder.id) { [self] in
+                let offline = client.connectivity.offline != nil
+                if let kept = await listingFromDisk(folderID: folder.id, ttl: ttl, anyAge: offline) { return kept }
+                return try await fetchListing(of: folder)
+            }
             return locals.withLock { $0.overlay(items, folderID: folder.id) }
         } catch {
-            // Box out of reach: the listing held, however old, so what is on this machine (pinned files, files read
-            // whole) stays reachable.
-            if client.connectivity.offline != nil,
-                let held = state.withLock({ state in
-                    state.tree.listings[folder.id].map { state.locals.overlay($0.items, folderID: folder.id) }
-                })
-            {
-                return held
+            // Box out of reach: the listing held (in memory or on disk), however old, so what is on this machine
+            // (pinned files, files read whole) stays reachable.
+            if client.connectivity.offline != nil {
+                let held = state.withLock { $0.tree.listings[folder.id]?.items }
+                if let items = held != nil ? held : await listingFromDisk(folderID: folder.id, ttl: ttl, anyAge: true) {
+                    return locals.withLock { $0.overlay(items, folderID: folder.id) }
+                }
             }
             throw FSError(error, context: "listing \(folder.name)")
         }

@@ -10,9 +10,10 @@ import BoxAPI
 /// changes racing a fetch in `OwnChanges`); the caller keeps those folders' listings, and those of open
 /// directory handles (`rememberEntry` tells a renamed entry from one Box never listed by the folder's listing).
 extension InodeTable {
-    /// Drops the listing of `folderID`; answers how many entries it held.
+    /// Drops the listing of `folderID` from memory (the tree on disk keeps it when it can, `ListingCache.evict`);
+    /// answers how many entries it held.
     mutating func evictListing(of folderID: String) -> Int {
-        listings.removeValue(forKey: folderID)?.items.count ?? 0
+        listings.evict(folderID)
     }
 
     /// The kernel forgot the node of folder `folderID`: its listing is dropped by `evictForgottenListings` unless

@@ -11,6 +11,8 @@ extension InodeTable {
         var below: [BoxItem] = []
         var pending = [folder]
         let mark = ownChanges.mark()
+        // Which listings kept on the disk only lie below is not known here: none is trusted any more.
+        if recursive { listings.forgetAllDiskCopies() }
         while let current = pending.popLast() {
             remoteChangeMarks[current.id] = mark
             let folderInode = inodeByID[.box(current.id)]

@@ -30,6 +30,11 @@ extension InodeTable {
     /// new folder are dropped, and the answer says which names and inodes the kernel must forget.
     mutating func applyRemoteChange(_ item: BoxItem, removed: Bool) -> RemoteChangeEffect? {
         let holders = listingsHolding(id: item.id)
+        // Listings kept on the disk only (`ListingCache`): the item's new folder's, a removed folder's own, and any
+        // that holds the item (its old folder) are not trusted any more, whatever the memory tree makes of it.
+        if let parentID = item.parentID { listings.forgetDiskCopy(parentID) }
+        if removed, item.kind == .folder { listings.forgetDiskCopy(item.id) }
+        listings.noteTouched(itemID: item.id)
         let inode = inodeByID[.box(item.id)]
         let node = inode.flatMap { nodes[$0] }
         if removed {

@@ -4,9 +4,9 @@ import Testing
 
 @testable import BoxFS
 
-/// The tree on disk follows the memory tree exactly: every path that stores, changes or drops a cached listing is
-/// noted for the next write (`ListingCache.takeChanges`), so the disk never keeps a listing memory dropped; and what
-/// is written reads back as it was.
+/// The tree on disk follows the memory tree: every path that stores, changes or drops a cached listing is noted for
+/// the next write (`ListingCache.takeChanges`); a listing evicted as the disk holds it stays there only (read back
+/// when used), and whatever could make that copy untrue deletes it; what is written reads back as it was.
 @Suite struct DiskTreeNotesTests {
     static func file(_ id: String, _ name: String, in folder: String = "1") -> BoxItem {
         BoxItem(id: id, kind: .file, name: name, size: 3, etag: "0", sequenceID: "0", sha1: "abc", fileVersionID: "v\(id)",
@@ -24,9 +24,15 @@ import Testing
         table.listings["1"]?.upsert(Self.file("11", "c.txt"))
         #expect(table.listings.takeChanges(at: .now).changes.map { $0.items?.map(\.name) } == [["a.txt", "c.txt"]])
 
+        table.listings["2"]?.upsert(Self.file("21", "d.txt", in: "2"))
         _ = table.evictListing(of: "2")
         let evicted = table.listings.takeChanges(at: .now).changes
-        #expect(evicted.map(\.folderID) == ["2"] && evicted.first?.items == nil, "an evicted listing goes from the disk")
+        #expect(evicted.map(\.folderID) == ["2"] && evicted.first?.items?.map(\.name) == ["b.txt", "d.txt"],
+                "a listing evicted before its change was written: the change is written, then it is on the disk only")
+        #expect(table.listings.onDiskOnly["2"] != nil && table.listings["2"] == nil)
+        #expect(table.listings.takeChanges(at: .now).changes.isEmpty, "written once")
+        _ = table.store(listing: [Self.file("20", "b.txt", in: "2")], folderID: "2", at: .now)
+        _ = table.listings.takeChanges(at: .now)
 
         _ = table.applyRemoteChange(Self.file("10", "renamed.txt"), removed: false)
         let changed = table.listings.takeChanges(at: .now).changes
@@ -36,6 +42,77 @@ import Testing
         table.dropAllListings()
         let dropped = table.listings.takeChanges(at: .now)
         #expect(dropped.droppedAll && dropped.changes.isEmpty)
+    }
+
+    @Test func anEvictedListingTheDiskHoldsStaysThereAndIsReadBackUnlessSomethingMadeItUntrue() {
+        var table = InodeTable(root: BoxItem(id: "0", kind: .folder, name: "All Files"))
+        table.listings.tracksChanges = true
+        _ = table.store(listing: [Self.file("10", "a.txt")], folderID: "1", at: .now)
+        _ = table.store(listing: [Self.file("20", "b.txt", in: "2")], folderID: "2", at: .now)
+        _ = table.listings.takeChanges(at: .now)
+        _ = table.store(listing: [Self.file("30", "c.txt", in: "3")], folderID: "3", at: .now)
+        _ = table.listings.takeChanges(at: .now)
+        let evicted = ["1", "2", "3"].map { table.evictListing(of: $0) }
+        #expect(evicted == [1, 1, 1])
+        #expect(table.listings.takeChanges(at: .now).changes.isEmpty, "nothing to write: the disk holds them")
+        #expect(Set(table.listings.onDiskOnly.keys) == ["1", "2", "3"] && table.listings.entryCount == 0)
+
+        // Read back with nothing between: put in memory, no note.
+        let serial = table.listings.diskSerial
+        let back = InodeTable.Listing(items: [Self.file("10", "a.txt")], fetchedAt: .now)
+        let restored = table.listings.restore(back, folderID: "1", serialAtRead: serial)
+        #expect(restored)
+        #expect(table.listings["1"]?.items.map(\.name) == ["a.txt"] && table.listings.onDiskOnly["1"] == nil)
+        #expect(table.listings.takeChanges(at: .now).changes.isEmpty)
+
+        // The mount's own change to a folder kept on the disk only: the copy is deleted, and a read that began
+        // before it is not installed.
+        let before = table.listings.diskSerial
+        table.upsert(Self.file("22", "new.txt", in: "2"), inFolder: "2")
+        let own = table.listings.takeChanges(at: .now)
+        #expect(own.changes.map(\.folderID) == ["2"] && own.changes.first?.items == nil)
+        #expect(table.listings.onDiskOnly["2"] == nil)
+        let restoredAfterOwnChange = table.listings.restore(back, folderID: "2", serialAtRead: before)
+        #expect(!restoredAfterOwnChange)
+
+        // An event about an item no memory listing holds: the disk-only listings are asked which holds it.
+        let touchedBefore = table.listings.diskSerial
+        _ = table.applyRemoteChange(Self.file("30", "moved.txt", in: "9"), removed: false)
+        let remote = table.listings.takeChanges(at: .now)
+        #expect(remote.touchedItems == ["30"] && remote.diskOnly == ["3"])
+        #expect(table.listings.diskSerial != touchedBefore)
+        let restoredAfterEvent = table.listings.restore(back, folderID: "3", serialAtRead: touchedBefore)
+        #expect(!restoredAfterEvent, "a read that raced it")
+
+        // An event naming a folder kept on the disk only as the item's new parent: that copy goes at once.
+        _ = table.applyRemoteChange(Self.file("40", "arrived.txt", in: "3"), removed: false)
+        let arrived = table.listings.takeChanges(at: .now)
+        #expect(arrived.changes.contains { $0.folderID == "3" && $0.items == nil })
+        #expect(table.listings.onDiskOnly.isEmpty)
+    }
+
+    @Test func theDiskDeletesTheDiskOnlyListingsHoldingATouchedItemAndReadsTheRestBack() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("disktree-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("tree-0.sqlite").path
+        let tree = try await DiskTree.open(path: path, logger: .init(label: "test"))
+        let listed = Date(timeIntervalSince1970: 1_700_000_000)
+        let read = try await tree.onQueue {
+            tree.write(DiskTree.Changes(listings: [
+                ("1", listed, [Self.file("10", "a.txt"), Self.file("11", "b.txt")]),
+                ("2", listed, [Self.file("20", "c.txt", in: "2")]),
+                ("3", listed, [Self.file("30", "d.txt", in: "3")]),
+            ], position: "7"))
+            // 30 is held by 3, which memory holds (not among the disk-only): kept.
+            tree.write(DiskTree.Changes(touchedItems: ["11", "30", "99"], diskOnly: ["1", "2"]))
+            return (tree.readListing(folderID: "1"), tree.readListing(folderID: "2"), tree.readListing(folderID: "3"))
+        }
+        #expect(read.0 == nil, "the disk-only listing holding a touched item is deleted")
+        #expect(read.1?.items == [Self.file("20", "c.txt", in: "2")] && read.1?.fetchedAt == listed)
+        #expect(read.2?.items.map(\.id) == ["30"])
+        let index = try await DiskTree.open(path: path, logger: .init(label: "test")).loadIndex()
+        #expect(index.position == "7" && Set(index.folders.map(\.folderID)) == ["2", "3"] && index.entryCount == 2)
     }
 
     @Test func loadedListingsAreNotNotedAndWaitForTheCatchUp() {

@@ -216,3 +216,47 @@ final class DiskTreeWithoutEventsTests: EventStreamTestCase {
                        "listed again once dir_cache_ttl passed since Box listed it")
     }
 }
+
+/// The memory tree is a cache of the tree on disk: a listing evicted from memory (`listing_cache_entries`) is read
+/// back from the disk at its next use, with no call to Box, unless a change made since could make it untrue; then Box
+/// lists it, and what shows is what Box holds.
+final class DiskTreeCacheTests: EventStreamTestCase {
+    private static let folders = (0..<6).map { "f\($0)" }
+
+    func testAnEvictedListingIsReadBackFromTheDiskAndOneAChangeMadeUntrueIsListedByBox() async throws {
+        var texts: [String: String] = [:]
+        for (index, folder) in Self.folders.enumerated() {
+            texts["\(folder)/a\(index).txt"] = "a\n"
+            texts["\(folder)/b\(index).txt"] = "b\n"
+        }
+        let sim = try await startBoxSim(texts: texts)
+        // The root's 6 entries alone pass the budget: every listing fetched evicts all but the root's and its own.
+        let mount = try mountWritable(options: ["listing_cache_entries=4"])
+        try await waitUntilFollowing(mount)
+        for (index, folder) in Self.folders.enumerated() {
+            XCTAssertEqual(try names(mount, folder), ["a\(index).txt", "b\(index).txt"])
+        }
+        var before = try lastSequence(sim)
+        for (index, folder) in Self.folders.enumerated().reversed() {
+            XCTAssertEqual(try names(mount, folder), ["a\(index).txt", "b\(index).txt"])
+        }
+        let again = try sim.requestLog().after(before).filter { Self.isListing($0) }
+        XCTAssertEqual(again.map(\.path), [], "every evicted listing read back from the disk")
+
+        // Changed on Box, each in a folder whose listing memory has evicted by now (f0 was read last).
+        let ids = try Dictionary(uniqueKeysWithValues: Self.folders.map { ($0, try XCTUnwrap(try api.entry(at: $0)).id) })
+        try api.moveFile(try XCTUnwrap(try api.entry(at: "f1/a1.txt")).id, toFolder: ids["f2"]!)
+        try api.renameFile(try XCTUnwrap(try api.entry(at: "f3/a3.txt")).id, to: "renamed.txt")
+        _ = try api.uploadFile(named: "new.txt", text: "new\n", parentID: ids["f4"]!)
+        try await waitUntilCaughtUp(mount)
+        before = try lastSequence(sim)
+        XCTAssertEqual(try names(mount, "f1"), ["b1.txt"], "moved away: the kept copy of its old folder is not used")
+        XCTAssertEqual(try names(mount, "f2"), ["a1.txt", "a2.txt", "b2.txt"])
+        XCTAssertEqual(try names(mount, "f3"), ["b3.txt", "renamed.txt"])
+        XCTAssertEqual(try names(mount, "f4"), ["a4.txt", "b4.txt", "new.txt"])
+        XCTAssertEqual(try names(mount, "f5"), ["a5.txt", "b5.txt"])
+        let listed = Set(try sim.requestLog().after(before).filter { Self.isListing($0) }.map(\.path))
+        XCTAssertFalse(listed.contains("/2.0/folders/\(ids["f5"]!)/items"), "f5 did not change: read from the disk")
+        XCTAssertTrue(listed.isSubset(of: ["f1", "f2", "f3", "f4"].map { "/2.0/folders/\(ids[$0]!)/items" }), "\(listed)")
+    }
+}
