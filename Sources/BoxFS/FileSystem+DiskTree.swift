@@ -135,6 +135,11 @@ extension FileSystem {
         }
     }
 
+    /// Stops the writes without writing what is left (a killed process writes nothing more; tests of the core).
+    public func stopDiskTree() {
+        diskTree?.writing.withLock { $0 = false }
+    }
+
     /// On the tree's queue: one batch, then the next tick.
     private func diskTreeTick() {
         guard let diskTree, diskTree.writing.withLock({ $0 }) else { return }

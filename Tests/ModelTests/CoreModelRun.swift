@@ -35,6 +35,8 @@ final class CoreModelRun: @unchecked Sendable {
     private var writeBack: WriteBackContext?
     private var connection: FakeBoxConnection?
     private var diskCache: BlockCache?
+    /// Mounts made so far: each keeps a tree on disk of its own (`tree-N.sqlite`).
+    private var mounts = 0
     /// One per thread, each touched only by the task running that thread's operations (or between stretches).
     private var threadStates: [CoreThread] = []
     private var executors: [CoreExecutor] { threadStates.map(\.executor) }
@@ -281,6 +283,7 @@ final class CoreModelRun: @unchecked Sendable {
 
     private func unmount(kill: Bool) async {
         guard let core, let writeBack else { return }
+        core.stopDiskTree()
         if kill {
             // Nothing more reaches Box or the journal from the killed core (its tasks may still be running): what
             // it was doing ends in a transport or journal error, as a killed process writes nothing after it dies.
@@ -323,9 +326,24 @@ final class CoreModelRun: @unchecked Sendable {
                                          stagingDirectory: work.appendingPathComponent("writeback/staging"))
         let root = try await client.folder(id: FakeBoxState.rootID)
         if let faultsOnceMounted { box.setFaults(faultsOnceMounted) }
-        let options = FilesystemOptions(readOnly: false, directoryCacheTTL: .seconds(60))
-        let core = FileSystem(client: client, root: root, options: options, store: store, writeBack: writeBack, logger: logger)
+        var options = FilesystemOptions(readOnly: false, directoryCacheTTL: .seconds(60))
+        // BOXFS_CORE_MODEL_LISTING_BUDGET=4, a budget the scenarios' folders pass at once: listings leave memory all the
+        // time and are read back from the tree on disk (`ListingCache`), or listed again with
+        // BOXFS_CORE_MODEL_DISKTREE=off (docs/TESTING.md: what it finds).
+        let environment = ProcessInfo.processInfo.environment
+        if let budget = environment["BOXFS_CORE_MODEL_LISTING_BUDGET"].flatMap(Int.init) {
+            options.listingCacheEntries = budget
+        }
+        mounts += 1
+        let keepsTree = environment["BOXFS_CORE_MODEL_DISKTREE"] != "off"
+        let diskTree = keepsTree
+            ? try await DiskTree.open(path: work.appendingPathComponent("tree-\(mounts).sqlite").path, logger: logger)
+            : nil
+        let core = FileSystem(
+            client: client, root: root, options: options, store: store, writeBack: writeBack, diskTree: diskTree,
+            logger: logger)
         try await core.startWriteBack()
+        core.startDiskTree()
         self.core = core
         self.writeBack = writeBack
     }
