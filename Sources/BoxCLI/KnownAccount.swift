@@ -6,7 +6,7 @@ import SystemCalls
 
 /// The account a mount of one server and profile last signed in as, and the folders it mounted: what a start
 /// without Box needs (the user id names the cache folder; the folder's item is the mount's root). Kept in
-/// `<cache_dir>/accounts/<sha256(endpoint, profile, As-User) prefix>.json`, 0600, replaced whole by a rename;
+/// `<cache_dir>/accounts/<sha256(endpoint, profile, As-User) prefix>.json`, 0600, replaced whole (synced, then renamed);
 /// no token and no secret.
 struct KnownAccount: Codable {
     var userID: String
@@ -51,10 +51,7 @@ struct KnownAccount: Codable {
             let directory = file.deletingLastPathComponent()
             try FileManager.default.createDirectory(
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let temporary = file.appendingPathExtension("tmp")
-            let data = try JSONEncoder().encode(known)
-            _ = FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
-            try Syscall.rename(temporary.path, to: file.path)
+            try Syscall.replaceFile(file.path, with: try JSONEncoder().encode(known))
         } catch {}
     }
 }

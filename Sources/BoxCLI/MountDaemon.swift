@@ -5,6 +5,7 @@ import BoxFUSE
 import CurlHTTP
 import Foundation
 import Logging
+import SystemCalls
 
 /// The foreground mount: checks the account and the source, mounts, serves until unmounted.
 struct MountDaemon {
@@ -155,7 +156,10 @@ struct MountDaemon {
             root = offline.root
         } else {
             root = try await resolveRoot(probe.withPacer(client.pacer))
-            if case .path(let path) = source { KnownAccount.remember(user, root: root, path: path, in: knownAccount) }
+            if case .path(let path) = source {
+                // Synced to the disk: off the cooperative pool.
+                await Syscall.offThePool { KnownAccount.remember(user, root: root, path: path, in: knownAccount) }
+            }
         }
         if let scopes = options.downscope {
             client = try await AuthStartup.downscoped(

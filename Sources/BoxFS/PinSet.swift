@@ -35,23 +35,6 @@ struct PinSet: Codable, Sendable, Equatable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        let data = try encoder.encode(self)
-        let temp = url.path + ".tmp"
-        let descriptor = try Syscall.open(temp, O_WRONLY | O_CREAT | O_TRUNC)
-        do {
-            try Syscall.writeAll(descriptor, data, path: temp)
-            try Syscall.sync(descriptor, path: temp)
-        } catch {
-            Syscall.close(descriptor)
-            try? Syscall.unlink(temp)
-            throw error
-        }
-        Syscall.close(descriptor)
-        try Syscall.rename(temp, to: url.path)
-        let folder = url.deletingLastPathComponent().path
-        if let directory = try? Syscall.open(folder, O_RDONLY | O_DIRECTORY) {
-            try? Syscall.sync(directory, path: folder)
-            Syscall.close(directory)
-        }
+        try Syscall.replaceFile(url.path, with: try encoder.encode(self))
     }
 }

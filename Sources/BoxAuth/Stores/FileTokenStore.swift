@@ -36,23 +36,9 @@ public struct FileTokenStore: TokenStore {
         try await Syscall.offThePool { () throws(AuthError) in try Self.replace(path, with: data) }
     }
 
-    /// Writes `data` to a temporary file beside `path`, syncs it, and renames it over `path`.
+    /// Replaces the file at `path` with `data` (`Syscall.replaceFile`: 0600, synced, renamed over it).
     private static func replace(_ path: String, with data: Data) throws(AuthError) {
-        let temp = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd: Int32
-        do throws(SystemCallError) { fd = try Syscall.open(temp, O_WRONLY | O_CREAT | O_EXCL) } catch {
-            throw AuthError(.store, "cannot write the token file \(path): \(error.reason)")
-        }
-        do throws(SystemCallError) {
-            defer { Syscall.close(fd) }
-            try Syscall.writeAll(fd, data, path: temp)
-            try Syscall.sync(fd, path: temp)
-        } catch {
-            try? Syscall.unlink(temp)
-            throw AuthError(.store, "cannot write the token file \(path): \(error.reason)")
-        }
-        do throws(SystemCallError) { try Syscall.rename(temp, to: path) } catch {
-            try? Syscall.unlink(temp)
+        do throws(SystemCallError) { try Syscall.replaceFile(path, with: data) } catch {
             throw AuthError(.store, "cannot write the token file \(path): \(error.reason)")
         }
     }
