@@ -19,7 +19,7 @@ public struct MountOptions: Equatable, Sendable {
     public var attributeTimeout: Double = 1
     public var directoryCacheTTL: Double = 60
     /// Entries the cached folder listings may hold in all before the least recently used are dropped.
-    public var listingCacheEntries = 50_000
+    public var listingCacheEntries = 20_000
     /// Inodes the kernel may hold before it is asked to forget the least recently used files.
     public var nodeCacheEntries = FilesystemOptions.defaultNodeCacheEntries
     public var logFile: String?

@@ -14,7 +14,7 @@ public struct FilesystemOptions: Sendable {
     public var followedListingTTL: Duration = .seconds(900)
     /// Entries the cached folder listings may hold in all before the least recently used are dropped
     /// (`listing_cache_entries=`; see `InodeTable+Eviction`).
-    public var listingCacheEntries = 50_000
+    public var listingCacheEntries = 20_000
     /// Inodes the kernel may hold before it is asked to forget the least recently used files it holds for no
     /// open handle (`node_cache_entries=`; see `InodeTable+NodeEviction`).
     public var nodeCacheEntries = Self.defaultNodeCacheEntries
