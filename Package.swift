@@ -112,7 +112,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .testTarget(name: "BoxAPITests", dependencies: ["BoxAPI", "CurlHTTP", "BoxTestSupport"], swiftSettings: strict),
-        .testTarget(name: "WriteBackTests", dependencies: ["WriteBack", "CurlHTTP", "BoxTestSupport"], swiftSettings: strict),
+        .testTarget(name: "WriteBackTests", dependencies: ["WriteBack", "CurlHTTP", "SystemCalls", "BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "BoxAuthTests", dependencies: ["BoxAuth", "BoxAPI", "BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
         // BoxAPI: PacingTests share the mounts' pacing bucket, as another process of the account would.
