@@ -5,6 +5,7 @@ import BoxFUSE
 import CurlHTTP
 import Foundation
 import Logging
+import SystemCalls
 
 /// The foreground mount: checks the account and the source, mounts, serves until unmounted.
 struct MountDaemon {
@@ -189,9 +190,14 @@ struct MountDaemon {
             (writeBack, stateLock) = try await WriteBackSetup.make(
                 options: options, endpoint: endpoints.apiBase, userID: user.id, rootID: root.id, client: client,
                 logger: logger)
-            adopted = WriteBackSetup.adoptOrphans(
-                options: options, endpoint: endpoints.apiBase, userID: user.id, ownRootID: root.id, client: client,
-                logger: logger)
+            // Opening the other journals waits on SQLite: off Swift's cooperative pool.
+            let adopting = options, apiBase = endpoints.apiBase, userID = user.id, rootID = root.id, adoptingClient = client
+            let logger = self.logger
+            adopted = await Syscall.offThePool {
+                WriteBackSetup.adoptOrphans(
+                    options: adopting, endpoint: apiBase, userID: userID, ownRootID: rootID, client: adoptingClient,
+                    logger: logger)
+            }
         }
         let diskTree = await DiskTreeSetup.open(
             options: options, source: source, endpoint: endpoints.apiBase, userID: user.id, rootID: root.id,
