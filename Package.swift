@@ -121,7 +121,7 @@ let package = Package(
         // The reference-model tier: the same step lists on a real mount (ReferenceModelTests) and against the core
         // in-process over a fake Box (CoreModelTests).
         .testTarget(name: "ModelTests", dependencies: [
-            "BoxTestSupport", "FakeBox", "BoxFS", "BoxAPI", "BoxAuth", "CurlHTTP", "Transfers", "WriteBack", "BlockCache",
+            "BoxTestSupport", "FakeBox", "BoxFS", "BoxAPI", "BoxAuth", "CurlHTTP", "Transfers", "WriteBack", "BlockCache", "SystemCalls",
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .testTarget(name: "BlockCacheTests", dependencies: ["BlockCache"], swiftSettings: strict),
