@@ -45,9 +45,6 @@ public final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor {
 
     /// Whether the calling thread is any `DedicatedThreadExecutor`'s.
     public static var isOnAnyExecutorThread: Bool { pthread_getspecific(runnerKey) != nil }
-
-    /// Threads of every `DedicatedThreadExecutor` now alive (tests: none is left behind).
-    public static var liveThreads: Int { Runner.live.load(ordering: .sequentiallyConsistent) }
 }
 
 /// The thread-local that marks a thread as a runner's (its value: the runner).
@@ -77,8 +74,6 @@ extension DedicatedThreadExecutor {
             /// The executor is gone: the thread ends once the queue is empty.
             var stopping = false
         }
-
-        static let live = Atomic<Int>(0)
 
         let name: String
         private let idleTimeout: Duration
@@ -112,7 +107,6 @@ extension DedicatedThreadExecutor {
         }
 
         private func startThread() {
-            Self.live.add(1, ordering: .sequentiallyConsistent)
             let thread = Thread { [self] in loop() }
             thread.name = name
             thread.start()
@@ -126,10 +120,7 @@ extension DedicatedThreadExecutor {
 
         private func loop() {
             pthread_setspecific(runnerKey, Unmanaged.passUnretained(self).toOpaque())
-            defer {
-                pthread_setspecific(runnerKey, nil)
-                Self.live.subtract(1, ordering: .sequentiallyConsistent)
-            }
+            defer { pthread_setspecific(runnerKey, nil) }
             var idle = false
             while true {
                 let step = state.withLock { state -> Step in
