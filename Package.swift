@@ -112,7 +112,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .testTarget(name: "BoxAPITests", dependencies: ["BoxAPI", "CurlHTTP", "BoxTestSupport"], swiftSettings: strict),
-        .testTarget(name: "WriteBackTests", dependencies: ["WriteBack", "CurlHTTP", "BoxTestSupport"], swiftSettings: strict),
+        .testTarget(name: "WriteBackTests", dependencies: ["WriteBack", "CurlHTTP", "SystemCalls", "BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "BoxAuthTests", dependencies: ["BoxAuth", "BoxAPI", "BoxTestSupport"], swiftSettings: strict),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxTestSupport"], swiftSettings: strict),
         // BoxAPI: PacingTests share the mounts' pacing bucket, as another process of the account would.
@@ -121,7 +121,7 @@ let package = Package(
         // The reference-model tier: the same step lists on a real mount (ReferenceModelTests) and against the core
         // in-process over a fake Box (CoreModelTests).
         .testTarget(name: "ModelTests", dependencies: [
-            "BoxTestSupport", "FakeBox", "BoxFS", "BoxAPI", "BoxAuth", "CurlHTTP", "Transfers", "WriteBack", "BlockCache",
+            "BoxTestSupport", "FakeBox", "BoxFS", "BoxAPI", "BoxAuth", "CurlHTTP", "Transfers", "WriteBack", "BlockCache", "SystemCalls",
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .testTarget(name: "BlockCacheTests", dependencies: ["BlockCache"], swiftSettings: strict),

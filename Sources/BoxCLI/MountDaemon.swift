@@ -156,9 +156,10 @@ struct MountDaemon {
             root = offline.root
         } else {
             root = try await resolveRoot(probe.withPacer(client.pacer))
+            // A file written and renamed: off Swift's cooperative pool.
             if case .path(let path) = source {
-                // Synced to the disk: off the cooperative pool.
-                await Syscall.offThePool { KnownAccount.remember(user, root: root, path: path, in: knownAccount) }
+                let known = user, mounted = root
+                await Syscall.offThePool { KnownAccount.remember(known, root: mounted, path: path, in: knownAccount) }
             }
         }
         if let scopes = options.downscope {
@@ -184,8 +185,12 @@ struct MountDaemon {
                 .appendingPathComponent("pins-\(root.id).json")
             filesystemOptions.pinBudget = options.pinSizeText
         }
-        let store = ReadPathSetup.makeStore(
-            options: options, endpoint: endpoints.apiBase, userID: user.id, client: client, logger: logger)
+        // Opening the block cache reads every block's entry on the disk (and may trim other caches): off the pool.
+        let storeOptions = options, apiBase = endpoints.apiBase, userID = user.id, storeClient = client
+        let logger = self.logger
+        let store = await Syscall.offThePool {
+            ReadPathSetup.makeStore(options: storeOptions, endpoint: apiBase, userID: userID, client: storeClient, logger: logger)
+        }
         var writeBack: WriteBackContext?
         var stateLock: StateLock?
         var adopted: [AdoptedJournal] = []
@@ -193,9 +198,13 @@ struct MountDaemon {
             (writeBack, stateLock) = try await WriteBackSetup.make(
                 options: options, endpoint: endpoints.apiBase, userID: user.id, rootID: root.id, client: client,
                 logger: logger)
-            adopted = WriteBackSetup.adoptOrphans(
-                options: options, endpoint: endpoints.apiBase, userID: user.id, ownRootID: root.id, client: client,
-                logger: logger)
+            // Opening the other journals waits on SQLite: off Swift's cooperative pool.
+            let adopting = options, rootID = root.id, adoptingClient = client
+            adopted = await Syscall.offThePool {
+                WriteBackSetup.adoptOrphans(
+                    options: adopting, endpoint: apiBase, userID: userID, ownRootID: rootID, client: adoptingClient,
+                    logger: logger)
+            }
         }
         let diskTree = await DiskTreeSetup.open(
             options: options, source: source, endpoint: endpoints.apiBase, userID: user.id, rootID: root.id,

@@ -23,7 +23,8 @@ enum WriteBackSetup {
             throw StartupError(description: "cannot create the write-back folder \(directory.path): \(error.localizedDescription)")
         }
         let lock = try await StateLock.acquire(in: directory, waitingUpTo: options.uploadWait + 10, logger: logger)
-        let journal = try UploadJournal(directory: directory)
+        // Opening the journal migrates and prunes it (synced writes): off Swift's cooperative pool.
+        let journal = try await Syscall.offThePool { () throws in try UploadJournal(directory: directory) }
         let configuration = UploaderConfiguration(writeBackDelay: options.writeBackDelay)
         let recovery = RecoveryPlace(directory: recoveryDirectory(account: account, rootID: rootID))
         let uploader = Uploader(
@@ -42,7 +43,8 @@ enum WriteBackSetup {
 
     /// Finishes what earlier mounts of *other* folders of this account left journaled, when no
     /// daemon holds them: a pending upload names its Box folder by id, so it can go up from any
-    /// mount of the account. Each journal is let go (its lock released) once it is empty.
+    /// mount of the account. Each journal is let go (its lock released) once it is empty. Opens and reads the
+    /// journals (SQLite): call it off Swift's cooperative pool.
     static func adoptOrphans(
         options: MountOptions, endpoint: String, userID: String, ownRootID: String, client: BoxClient, logger: Logger
     ) -> [AdoptedJournal] {

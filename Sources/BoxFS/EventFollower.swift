@@ -40,7 +40,7 @@ public final class EventFollower: Sendable {
         let running = task.withLock { task in defer { task = nil }; return task }
         running?.cancel()
         await running?.value
-        positionFile?.flush()
+        await positionFile?.flush()
         filesystem.updateEventStream { $0.enter(.off) }
     }
 
@@ -51,7 +51,7 @@ public final class EventFollower: Sendable {
             // that events were missed: only the age of the saved position tells, and then everything is listed anew.
             logger.notice("event stream: the saved position \(position) is \(Int(age / 86_400)) days old, older than Box keeps events; listing everything again")
             filesystem.dropAllListings()
-            positionFile?.remove()
+            await positionFile?.remove()
             return await following(from: nil)
         }
         if let position { logger.info("event stream: resuming at position \(position)") }

@@ -25,8 +25,8 @@ public struct EventPositionFile: Sendable {
     }
 
     /// Forgets the saved position (one too old to catch up from).
-    func remove() {
-        queue.sync { try? Syscall.unlink(url.path) }
+    func remove() async {
+        await onQueue { [url] in try? Syscall.unlink(url.path) }
     }
 
     /// Saves `position` soon; returns at once.
@@ -34,9 +34,18 @@ public struct EventPositionFile: Sendable {
         queue.async { [url] in Self.write(position, to: url) }
     }
 
-    /// Waits for the saves already asked for.
-    func flush() {
-        queue.sync {}
+    /// Waits (suspended: no thread of the caller's is held) for the saves already asked for.
+    func flush() async {
+        await onQueue {}
+    }
+
+    private func onQueue(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                body()
+                continuation.resume()
+            }
+        }
     }
 
     private static func write(_ position: String, to url: URL) {

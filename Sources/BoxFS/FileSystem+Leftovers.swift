@@ -1,5 +1,6 @@
 import BoxAPI
 import Foundation
+import SystemCalls
 import WriteBack
 
 /// Box files of the mount's own making that nobody wants: an upload that landed under a name since replaced,
@@ -75,9 +76,10 @@ extension FileSystem {
     }
 
     /// Removes what an earlier run journaled as leftovers and had not removed when it stopped.
-    func removeJournaledLeftovers(_ journal: UploadJournal) {
+    func removeJournaledLeftovers(_ journal: UploadJournal) async {
         let leftovers: [Leftover]
-        do { leftovers = try journal.leftovers() } catch {
+        // A read of SQLite: off Swift's cooperative pool.
+        do { leftovers = try await Syscall.offThePool { () throws in try journal.leftovers() } } catch {
             logger.warning("could not read the journal's leftovers: \(error)")
             return
         }

@@ -1,5 +1,6 @@
 import BoxAPI
 import Foundation
+import SystemCalls
 import Transfers
 import WriteBack
 
@@ -187,8 +188,14 @@ extension FileSystem {
             do {
                 sizeChange = try change(file.staging)
                 locals.withLock { files in files.update(number) { $0.apply(sizeChange, modified: modified) } }
-                if explicitTime || byPath { try persistModifiedTime(number) }
-                if byPath { try file.staging.sync() }
+                // The journal's commit and the staging file's fsync wait on the disk: off Swift's cooperative pool.
+                if explicitTime || byPath {
+                    let staging = file.staging
+                    try await Syscall.offThePool { [self] () throws in
+                        try persistModifiedTime(number)
+                        if byPath { try staging.sync() }
+                    }
+                }
             } catch {
                 try? await closeByPath()
                 throw error

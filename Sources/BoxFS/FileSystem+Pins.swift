@@ -1,5 +1,6 @@
 import BoxAPI
 import Foundation
+import SystemCalls
 import Transfers
 
 /// `boxfs pin`, `boxfs unpin`, `boxfs pinned` through the command channel, and what pins show elsewhere: the
@@ -42,7 +43,8 @@ extension FileSystem {
             throw FSError(.noSpace, "\(Pinner.shown(path)): not pinned: its files need \(Self.byteText(needed)) on this "
                 + "machine, but pinned files have only \(Self.byteText(room)) left (\(pinBudgetName))")
         }
-        do { try pinner.add(pin, walk) } catch {
+        // The pin set's save syncs it: off Swift's cooperative pool.
+        do { try await Syscall.offThePool { () throws in try pinner.add(pin, walk) } } catch {
             throw FSError(.io, "\(Pinner.shown(path)): not pinned: the pin set could not be saved: \(error)".oneLine)
         }
         logger.info("pinned \(Pinner.shown(path)) (\(walk.files.count) file(s), \(needed) bytes to fetch)")
@@ -56,7 +58,7 @@ extension FileSystem {
         let path = request.pinPath ?? item.name
         let before = pinAnswer(for: item.id, pinner: pinner)
         let removed: PinSet.Pin?
-        do { removed = try pinner.remove(item.id) } catch {
+        do { removed = try await Syscall.offThePool { () throws in try pinner.remove(item.id) } } catch {
             throw FSError(.io, "\(Pinner.shown(path)): not unpinned: the pin set could not be saved: \(error)".oneLine)
         }
         guard removed != nil else {

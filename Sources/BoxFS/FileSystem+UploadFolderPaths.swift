@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 import WriteBack
 
 /// How `boxfs status` names a waiting upload: by its whole path below the mount's root, whether or not its folder is
@@ -39,8 +40,10 @@ extension FileSystem {
     /// The status names of `targets`, by entry id: the tree's path of each folder, else the journal's, else the
     /// file's name alone. A folder whose path the tree knows differently from the journal gets it kept anew (it was
     /// renamed since), in the background.
-    func uploadStatusNames(_ targets: [(id: Int64, target: UploadTarget)]) -> [Int64: String] {
-        let kept = (try? writeBack?.journal.folderPaths()) ?? [:]
+    func uploadStatusNames(_ targets: [(id: Int64, target: UploadTarget)]) async -> [Int64: String] {
+        let journal = writeBack?.journal
+        // A read of SQLite: off Swift's cooperative pool.
+        let kept = await Syscall.offThePool { (try? journal?.folderPaths()) ?? [:] }
         var names: [Int64: String] = [:]
         var stale: Set<String> = []
         for (id, target) in targets {

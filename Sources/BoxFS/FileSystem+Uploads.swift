@@ -10,11 +10,17 @@ extension FileSystem {
     @discardableResult
     public func startWriteBack() async throws(FSError) -> Int {
         guard let writeBack else { return 0 }
-        let pending: [UploadEntry]
-        do { pending = try writeBack.journal.pending() } catch { throw FSError(error, context: "reading the journal") }
-        for entry in pending { recover(entry, writeBack: writeBack) }
-        removeOrphanStagingFiles(keeping: Set(pending.map(\.stagingPath)), in: writeBack.stagingDirectory)
-        removeJournaledLeftovers(writeBack.journal)
+        // Reading the journal (and dropping an entry whose local copy is gone) waits on SQLite: off Swift's pool.
+        do {
+            try await Syscall.offThePool { [self] () throws in
+                let pending = try writeBack.journal.pending()
+                for entry in pending { recover(entry, writeBack: writeBack) }
+                removeOrphanStagingFiles(keeping: Set(pending.map(\.stagingPath)), in: writeBack.stagingDirectory)
+            }
+        } catch {
+            throw FSError(error, context: "reading the journal")
+        }
+        await removeJournaledLeftovers(writeBack.journal)
         // Synchronously, inside the uploader: the core's view of each entry is never behind it.
         await writeBack.uploader.setEventSink { [self] event in handle(event) }
         await writeBack.uploader.setBeforeSending { [cleanups] folderID in await cleanups.settle([folderID]) }

@@ -118,7 +118,7 @@ extension FileSystem {
             return report
         }
         let status = await writeBack.uploader.status()
-        let names = uploadStatusNames(status.entries.map { ($0.id, $0.target) })
+        let names = await uploadStatusNames(status.entries.map { ($0.id, $0.target) })
         let uploads = status.entries.map { entry in
             // Before its first attempt the uploader has not measured the file: the local size is it.
             let size = entry.bytesTotal > 0 ? entry.bytesTotal : locals.withLock { $0.file(entryID: entry.id)?.item.size } ?? 0

@@ -1,6 +1,7 @@
 import BoxAPI
 import Foundation
 import Logging
+import SystemCalls
 
 /// A large file through a chunked upload session: resume the journaled session if it is alive and
 /// holds this content (asking Box which parts it has), else start a new one; send the missing parts,
@@ -68,7 +69,7 @@ struct ChunkedUpload: Sendable {
         var held: [UploadPart] = []
         for var part in remote {
             if part.sha1 == nil { part.sha1 = journaled[part.offset]?.sha1 }
-            if part.sha1 == nil { part.sha1 = try localSHA1(of: part, in: entry) }
+            if part.sha1 == nil { part.sha1 = try await localSHA1(of: part, in: entry) }
             held.append(part)
         }
         logger.info(
@@ -119,11 +120,15 @@ struct ChunkedUpload: Sendable {
         _ range: Range<Int64>, of entry: UploadEntry, session: UploadSession, size: Int64
     ) async throws -> UploadPart {
         do {
-            return try await client.uploadPart(session, path: entry.stagingPath, range: range, fileSize: size)
+            let path = entry.stagingPath
+            let digest = try await Syscall.offThePool { () throws in
+                try FileDigest.sha1(path: path, offset: range.lowerBound, length: Int64(range.count))
+            }
+            return try await client.uploadPart(session, path: path, range: range, fileSize: size, sha1: digest)
         } catch let error as BoxAPIError where error.status == 409 {
             let held = try await client.uploadedParts(session)
             if var part = held.first(where: { $0.offset == range.lowerBound && $0.size == Int64(range.count) }) {
-                if part.sha1 == nil { part.sha1 = try localSHA1(of: part, in: entry) }
+                if part.sha1 == nil { part.sha1 = try await localSHA1(of: part, in: entry) }
                 return part
             }
             throw error
@@ -135,7 +140,11 @@ struct ChunkedUpload: Sendable {
         }
     }
 
-    private func localSHA1(of part: UploadPart, in entry: UploadEntry) throws -> String {
-        try FileDigest.sha1(path: entry.stagingPath, offset: part.offset, length: part.size).hex
+    /// Hashed off the uploader's thread (see `UploadAttempt`): a part is megabytes.
+    private func localSHA1(of part: UploadPart, in entry: UploadEntry) async throws -> String {
+        let path = entry.stagingPath
+        return try await Syscall.offThePool { () throws in
+            try FileDigest.sha1(path: path, offset: part.offset, length: part.size).hex
+        }
     }
 }

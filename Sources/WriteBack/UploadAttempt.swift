@@ -1,6 +1,7 @@
 import BoxAPI
 import Foundation
 import Logging
+import SystemCalls
 
 /// One try at sending an entry's current content to its target, simple or chunked. Turns Box's
 /// answers into an outcome for the lifecycle, recognising its own earlier success: after a lost
@@ -127,7 +128,9 @@ struct UploadAttempt: Sendable {
                 return .vanished
             }
             let size = try localSize(entry.stagingPath)
-            let digest = try FileDigest.sha1(path: entry.stagingPath, length: size)
+            // Reading and hashing the whole file: off the uploader's thread, which answers the core meanwhile.
+            let staging = entry.stagingPath
+            let digest = try await Syscall.offThePool { () throws in try FileDigest.sha1(path: staging, length: size) }
             progress.set(entryID, done: 0, total: size)
             // What this entry sent before, and now this: Box holding any of it is this entry's own doing.
             let sentBefore = try journal.sentDigests(id: entryID)

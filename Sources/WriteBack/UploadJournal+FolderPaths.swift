@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SystemCalls
 
 /// The mount paths of the folders that hold waiting uploads (`folder_path`), so that `boxfs status` can name a
 /// waiting file by its whole path without asking Box and without the folder being in the mount's memory: after a
@@ -34,11 +35,14 @@ extension UploadJournal {
     /// A folder at mount path `old` is at `new` now: the kept paths of it and of the folders below it follow. Writes
     /// (and syncs) only when a kept path is there.
     public func moveFolderPaths(from old: String, to new: String) async throws {
-        let affected = try read { db in
-            try Bool.fetchOne(
-                db,
-                sql: "SELECT EXISTS (SELECT 1 FROM folder_path WHERE path = ?1 OR substr(path, 1, length(?1) + 1) = ?1 || '/')",
-                arguments: [old]) ?? false
+        // A read, made off the caller's (async) thread: SQLite may wait on the disk.
+        let affected = try await Syscall.offThePool { () throws in
+            try self.read { db in
+                try Bool.fetchOne(
+                    db,
+                    sql: "SELECT EXISTS (SELECT 1 FROM folder_path WHERE path = ?1 OR substr(path, 1, length(?1) + 1) = ?1 || '/')",
+                    arguments: [old]) ?? false
+            }
         }
         guard affected else { return }
         try await commits.write { db in

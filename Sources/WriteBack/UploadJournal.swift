@@ -1,6 +1,8 @@
 import BoxAPI
 import Foundation
 import GRDB
+import Synchronization
+import SystemCalls
 
 /// The durable record of dirty files (SQLite in WAL mode, `synchronous=FULL`: every committed
 /// change is fsync'd before the call returns, so it survives `kill -9` and power loss).
@@ -9,10 +11,16 @@ import GRDB
 /// uploader reads `pending()` at start and keeps session progress here, so a restart resumes
 /// where the last process stopped. Safe to use from any thread. Writes go through `GroupCommit`:
 /// those made at the same time share one transaction and one fsync.
+///
+/// The synchronous calls wait for SQLite (a write for its group's fsync): make them from a thread of your own (the
+/// uploader's `DedicatedThreadExecutor`, a queue, `Syscall.offThePool`), never from a task on Swift's cooperative
+/// pool, or use the `async` forms. Debug builds keep the names of those made there (`callsOnThePool`).
 public final class UploadJournal: Sendable {
     let database: DatabasePool
     let commits: GroupCommit
     public let path: String
+    /// Names of the synchronous calls made from a task on the cooperative pool (debug builds; see `callsOnThePool`).
+    private let poolCalls = Mutex<Set<String>>([])
 
     /// Opens (creating if needed) `journal.sqlite` in `directory`.
     public init(directory: URL) throws {
@@ -160,14 +168,26 @@ public final class UploadJournal: Sendable {
         commits.end()
     }
 
+    /// Debug builds: the journal's synchronous calls (by name, as `pending()`) made so far from a task on Swift's
+    /// cooperative pool, where each stalls every other task of the process while SQLite works. Empty in release builds.
+    public var callsOnThePool: Set<String> { poolCalls.withLock { $0 } }
+
     /// A write in the next group commit; durable when this returns.
-    func write<T>(_ body: @escaping (Database) throws -> T) throws -> T {
-        try commits.write(body)
+    func write<T>(_ body: @escaping (Database) throws -> T, caller: String = #function) throws -> T {
+        notePoolCall(caller)
+        return try commits.write(body)
     }
 
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
+    func read<T>(_ body: (Database) throws -> T, caller: String = #function) throws -> T {
+        notePoolCall(caller)
         if commits.isEnded { throw WriteBackError("journal read failed: the journal was closed") }
         do { return try database.read(body) } catch { throw WriteBackError("journal read failed: \(error)") }
+    }
+
+    private func notePoolCall(_ caller: String) {
+        #if DEBUG
+        if Syscall.isOnCooperativePool { _ = poolCalls.withLock { $0.insert(caller) } }
+        #endif
     }
 
     /// parent_id, name, file_id, base_etag, base_sha1 (after `prefix`).

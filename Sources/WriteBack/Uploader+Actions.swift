@@ -101,7 +101,8 @@ extension Uploader {
             urgent.removeAll { $0 == next.id }
             let attempt = self.attempt, settle = self.beforeSending
             runningFolders[next.id] = next.target.parentID
-            running[next.id] = Task { [weak self] in
+            // Preferring the uploader's executor: the attempt's journal calls run on its thread, not on the pool.
+            running[next.id] = Task(executorPreference: executor) { [weak self] in
                 await settle?(next.target.parentID)
                 let outcome = await attempt.run(entryID: next.id, target: next.target, generation: next.generation)
                 await self?.finished(next.id, target: next.target, generation: next.generation, outcome: outcome)

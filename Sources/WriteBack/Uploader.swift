@@ -1,12 +1,23 @@
 import BoxAPI
 import Foundation
 import Logging
+import SystemCalls
 
 /// Sends journaled files to Box in the background: one `UploadLifecycle` per entry decides what
 /// happens; this actor keeps the clocks, runs the attempts (at most `maxConcurrentUploads` at once)
 /// and reports through `events`. It knows no inodes and no FUSE: the core tells it when a file is
 /// opened for writing, closed, renamed or deleted, and learns from `events` what Box now holds.
+///
+/// Its code runs on a thread of its own (`executor`), never on Swift's cooperative pool: nearly every step of it
+/// reads or writes the journal, synchronously (a write waits for its group's fsync), and on the pool's two threads
+/// one slow sync would stall every task of the mount (FUSE replies waiting on async work, downloads, the event
+/// stream). Its attempts run there too (their tasks prefer the executor), so their journal calls do as well; their
+/// uploads are awaited there, which holds no thread, and the one long computation, the content's SHA-1, is handed to
+/// `Syscall.offThePool` so the uploader answers the core meanwhile.
 public actor Uploader {
+    /// Runs the uploader's isolated code, and its attempts' tasks (see above).
+    nonisolated let executor = DedicatedThreadExecutor(name: "boxfs.uploader")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     public nonisolated let events: AsyncStream<UploaderEvent>
     let continuation: AsyncStream<UploaderEvent>.Continuation
     let journal: UploadJournal
@@ -186,9 +197,11 @@ public actor Uploader {
         // reported (the core then hides a leftover it removes).
         defer { unanswered.drop(id) }
         if let landed = landedAfterDiscard.removeValue(forKey: id) { return landed }
-        guard let (stray, place) = await self.attempt.leftBehind(entryID: id, places: places, digests: digests) else {
-            return nil
+        // An attempt's code, which reads the journal: on this thread, not in the caller's task on the pool.
+        let leftBehind = await withTaskExecutorPreference(executor) {
+            await self.attempt.leftBehind(entryID: id, places: places, digests: digests)
         }
+        guard let (stray, place) = leftBehind else { return nil }
         logger.info("an attempt whose answer was lost stored \"\(place.name)\"; its file is gone here",
                     metadata: ["file": "\(stray.id)"])
         // Reported as a new file that landed for an entry no file has any more: the core removes it.

@@ -25,18 +25,18 @@ import Testing
         #expect(seen.unseen([Self.event("d")]).isEmpty, "d is still remembered")
     }
 
-    @Test func aSavedPositionKnowsHowOldItIs() throws {
+    @Test func aSavedPositionKnowsHowOldItIs() async throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("position-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: url) }
         let file = EventPositionFile(url: url)
         #expect(file.age() == nil)
         file.save("1234")
-        file.flush()
+        await file.flush()
         let old = Date(timeIntervalSinceNow: -30 * 86_400)
         try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: url.path)
         let age = try #require(file.age())
         #expect(age > EventFollower.positionTrustedFor, "30 days is past what Box keeps")
-        file.remove()
+        await file.remove()
         #expect(file.read() == nil && file.age() == nil)
     }
 }

@@ -7,6 +7,7 @@ import FakeBox
 import Foundation
 import Logging
 import Synchronization
+import SystemCalls
 import Transfers
 import WriteBack
 
@@ -46,6 +47,8 @@ final class CoreModelRun: @unchecked Sendable {
     private var writeBackDelay = 0.0
     /// Faults a scenario's mount sets once it has its root, before its uploader starts (`killAndRemount`).
     private var faultsOnceMounted: FakeBoxFaults?
+    /// What the journals of the run's mounts noted as called on the cooperative pool (see `journalCallsOnThePool`).
+    private let poolCalls = Mutex<Set<String>>([])
 
     init(steps: [Step], threads: Int, faults: FakeBoxFaults, concurrent: Bool, quiet: Bool = false, seed: UInt64) {
         self.steps = steps
@@ -70,7 +73,17 @@ final class CoreModelRun: @unchecked Sendable {
         if divergence == nil, let unknown = box.unknownRoutes.first {
             return Divergence(kind: .op, message: "the core made a request the fake does not serve: \(unknown)")
         }
+        if divergence == nil, let calls = journalCallsOnThePool() { return withLog(calls) }
         return divergence.map(withLog)
+    }
+
+    /// The synchronous journal calls the core made from a task on Swift's cooperative pool, where each stalls every
+    /// task of the mount while SQLite syncs (the journal notes them in debug builds).
+    func journalCallsOnThePool() -> Divergence? {
+        let calls = poolCalls.withLock { $0 }
+        guard !calls.isEmpty else { return nil }
+        return Divergence(kind: .journalOnThePool,
+                          message: "journal calls made on the cooperative pool: \(calls.sorted().joined(separator: ", "))")
     }
 
     // MARK: Scenarios
@@ -284,6 +297,7 @@ final class CoreModelRun: @unchecked Sendable {
     private func unmount(kill: Bool) async {
         guard let core, let writeBack else { return }
         core.stopDiskTree()
+        defer { poolCalls.withLock { $0.formUnion(writeBack.journal.callsOnThePool) } }
         if kill {
             // Nothing more reaches Box or the journal from the killed core (its tasks may still be running): what
             // it was doing ends in a transport or journal error, as a killed process writes nothing after it dies.
@@ -317,7 +331,9 @@ final class CoreModelRun: @unchecked Sendable {
         diskCache = cache
         let store = BlockStore(disk: cache, blockSize: Int64(BlockCache.defaultBlockSize), memoryCapacity: 16 << 20,
                                logger: logger, client: client, stallTimeout: .seconds(10))
-        let journal = try UploadJournal(directory: work.appendingPathComponent("writeback"))
+        // Opened off the pool, as the daemon opens it (`WriteBackSetup`): the journal notes calls made on the pool.
+        let journalDirectory = work.appendingPathComponent("writeback")
+        let journal = try await Syscall.offThePool { () throws in try UploadJournal(directory: journalDirectory) }
         let uploader = Uploader(
             journal: journal, client: client,
             configuration: UploaderConfiguration(writeBackDelay: writeBackDelay, backoffBase: 0.002, backoffMax: 0.02, parkInterval: 0.05),

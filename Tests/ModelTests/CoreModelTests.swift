@@ -165,6 +165,28 @@ final class CoreModelTests: XCTestCase {
         return outcome
     }
 
+    /// A quiet seed replays exactly: run twice, it sends the fake Box the same requests in the same order, whatever
+    /// thread the uploader's work runs on (its own executor's) and however the pool schedules the rest.
+    func testAQuietSeedSendsTheSameRequestsEachTime() throws {
+        var quiet = Settings()
+        quiet.concurrency = "quiet"
+        let settings = quiet
+        for seed: UInt64 in [3, 8, 21] {
+            let steps = OpGenerator.generate(seed: seed, mix: settings.mix)
+            let logs = try (0..<2).map { _ in
+                try blocking { () async throws -> [String] in
+                    let run = settings.run(steps, seed: seed)
+                    let divergence = try await run.run()
+                    XCTAssertNil(divergence, "seed \(seed)")
+                    return run.box.requestLog
+                }
+            }
+            let first = zip(logs[0], logs[1]).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                ?? min(logs[0].count, logs[1].count)
+            XCTAssertEqual(logs[0], logs[1], "seed \(seed): the runs part at request \(first) of \(logs[0].count)")
+        }
+    }
+
     func run(_ steps: [Step], seed: UInt64, settings: Settings) throws -> (Divergence?, Int) {
         try blocking {
             let run = settings.run(steps, seed: seed)

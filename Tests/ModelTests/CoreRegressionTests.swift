@@ -16,6 +16,7 @@ final class CoreRegressionTests: XCTestCase {
             do {
                 let result = try await body(run, thread[0])
                 await run.stop()
+                if let calls = run.journalCallsOnThePool() { XCTFail(calls.description) }
                 return result
             } catch {
                 await run.stop()

@@ -15,6 +15,7 @@ final class CoreScenarioTests: XCTestCase {
             do {
                 let outcomes = try await body(run, thread)
                 await run.stop()
+                if let calls = run.journalCallsOnThePool() { XCTFail(calls.description) }
                 return outcomes
             } catch {
                 await run.stop()

@@ -6,7 +6,11 @@ import Synchronization
 
 /// Where the mount first differed from the model.
 struct Divergence: Sendable, CustomStringConvertible {
-    enum Kind: String, Sendable { case op, mountTree = "mount tree", boxTree = "Box tree", lister, hang, mount }
+    enum Kind: String, Sendable {
+        case op, mountTree = "mount tree", boxTree = "Box tree", lister, hang, mount
+        /// The in-process core made a synchronous journal call from a task on Swift's cooperative pool (debug builds).
+        case journalOnThePool = "journal on the pool"
+    }
     var kind: Kind
     /// The step that diverged (nil for checks between steps and at the end).
     var step: Int?
