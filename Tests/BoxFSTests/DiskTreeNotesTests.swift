@@ -13,6 +13,13 @@ import Testing
                 parentID: folder)
     }
 
+    /// A new folder of its own, and the path of a tree database in it (not created).
+    static func temporaryTreePath() throws -> (directory: URL, path: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("disktree-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return (directory, directory.appendingPathComponent("tree-0.sqlite").path)
+    }
+
     @Test func everyChangeToAListingIsNotedAndADropIsNotedAsNoItems() {
         var table = InodeTable(root: BoxItem(id: "0", kind: .folder, name: "All Files"))
         table.listings.tracksChanges = true
@@ -92,10 +99,8 @@ import Testing
     }
 
     @Test func theDiskDeletesTheDiskOnlyListingsHoldingATouchedItemAndReadsTheRestBack() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("disktree-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (directory, path) = try Self.temporaryTreePath()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("tree-0.sqlite").path
         let tree = try await DiskTree.open(path: path, logger: .init(label: "test"))
         let listed = Date(timeIntervalSince1970: 1_700_000_000)
         let read = try await tree.onQueue {
@@ -129,20 +134,16 @@ import Testing
     }
 
     @Test func aDamagedDatabaseIsMadeAgainEmpty() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("disktree-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (directory, path) = try Self.temporaryTreePath()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("tree-0.sqlite").path
         try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
         let snapshot = try await DiskTree.open(path: path, logger: .init(label: "test")).load()
         #expect(snapshot.position == nil && snapshot.listings.isEmpty)
     }
 
     @Test func whatIsWrittenReadsBack() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("disktree-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (directory, path) = try Self.temporaryTreePath()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("tree-0.sqlite").path
         let tree = try await DiskTree.open(path: path, logger: .init(label: "test"))
         var locked = Self.file("11", "locked.txt")
         locked.lock = BoxItem.Lock(id: "l", createdByID: "5", createdByLogin: "x@y", expiresAt: nil, isDownloadPrevented: true)
