@@ -134,7 +134,7 @@ final class SmallFilesAheadMountTests: MountTestCase {
         // Downloads slow enough that the old version's fetch ahead is still under way when the change shows.
         try api.addFault(["path_prefix": "/dl/", "latency_ms": 6000])
         try readTimed([files[2]], mount: mount)  // the walk is recognised: files 3…10 are fetched ahead
-        let changed = files[6]
+        let changed = files[3]  // the first file the walk reads after the change: its old version is still on the wire
         let newText = SeededFile.text(name: changed.name, size: changed.size + 11).uppercased()
         try api.uploadVersion(of: changed.id, data: Data(newText.utf8))
         let path = mount.path("walk/" + changed.name)
