@@ -125,16 +125,16 @@ final class SmallFilesAheadMountTests: MountTestCase {
         }
     }
 
-    /// A file changed on Box while a walk is under way, whose old version was being fetched ahead: the walk reads the
-    /// version the mount shows when it opens it, never the one fetched ahead.
+    /// A file changed on Box while a walk is under way, whose old version is still being fetched ahead when the walk
+    /// opens it: the walk reads the version the mount shows at the open, never the one fetched ahead.
     func testAFileChangedOnBoxMidWalkIsReadInTheVersionItsOpenSees() async throws {
         let (mount, sim, files) = try await mountWalkFolder(options: [])  // events on: the change shows within seconds
         let api = BoxSimAPI(sim)
-        try readTimed(Array(files.prefix(2)), mount: mount)
-        // Downloads slow enough that the old version's fetch ahead is still under way when the change shows.
-        try api.addFault(["path_prefix": "/dl/", "latency_ms": 6000])
-        try readTimed([files[2]], mount: mount)  // the walk is recognised: files 3…10 are fetched ahead
-        let changed = files[3]  // the first file the walk reads after the change: its old version is still on the wire
+        try cacheOutOfOrder(files.prefix(4), mount: mount)
+        // Downloads slow enough that the fetches ahead are still under way when the change shows.
+        try api.addFault(["path_prefix": "/dl/", "latency_ms": 8000])
+        try readTimed(Array(files.prefix(4)), mount: mount)  // from the cache; the walk starts: 4…11 fetched ahead
+        let changed = files[4]
         let newText = SeededFile.text(name: changed.name, size: changed.size + 11).uppercased()
         try api.uploadVersion(of: changed.id, data: Data(newText.utf8))
         let path = mount.path("walk/" + changed.name)
@@ -145,34 +145,62 @@ final class SmallFilesAheadMountTests: MountTestCase {
             try await Task.sleep(for: .milliseconds(200))
         }
         try api.clearFaults()
-        let rest = Array(files[3..<12])
+        let rest = Array(files[4..<12])
         let expected = rest.map { $0.id == changed.id ? newText : $0.text }
         try readTimed(rest, mount: mount, expected: expected)
     }
 
-    /// Wrong bytes, a cut connection and a 500 hit downloads fetched ahead: every read still gets the right bytes and
-    /// no error; the file whose bytes were wrong is fetched again.
-    func testFaultsDuringTheFetchAheadNeverReachTheReader() async throws {
+    /// Reads `files` into the disk cache one `cat` each, in an order that is no walk (3, 1, 0, 2 for four files), so a
+    /// walk from the first of them on starts with its fetches ahead as its first downloads.
+    func cacheOutOfOrder(_ files: ArraySlice<SeededFile>, mount: MountFixture) throws {
+        let order = [3, 1, 0, 2].map { files.startIndex + $0 }
+        for index in order { try readTimed([files[index]], mount: mount) }
+    }
+
+    /// Wrong bytes on every download fetched ahead at the walk's start, the walk's first read joining one of them: every
+    /// read still gets the right bytes and no error, and each file whose bytes were wrong is downloaded again, by its
+    /// reader.
+    func testWrongBytesFetchedAheadNeverReachTheReader() async throws {
         let (mount, sim, files) = try await mountWalkFolder()
         let api = BoxSimAPI(sim)
-        // Files 0…3 in the cache, read out of order (no walk): the walk's first downloads are then its fetches ahead.
-        for index in [3, 1, 0, 2] { try readTimed([files[index]], mount: mount) }
-        try api.addFault(["path_prefix": "/dl/", "latency_ms": 200])
-        // One fault each for the first three downloads (every matching rule applies to a request: `skip` staggers them).
-        try api.addFault(["path_prefix": "/dl/", "corrupt_rate": 1, "count": 1])
-        try api.addFault(["path_prefix": "/dl/", "cut_phase": "response_body", "cut_after_bytes": 100, "skip": 1, "count": 1])
-        try api.addFault(["path_prefix": "/dl/", "error_status": 500, "skip": 2, "count": 1])
+        try cacheOutOfOrder(files.prefix(4), mount: mount)
+        // The walk's open of file 3 fetches 4…11 ahead and its open of 4 fetches 12: nine downloads, each a second
+        // long, all wrong. The read of 4 joins its fetch, then downloads it itself (the tenth download: right bytes).
+        try api.addFault(["path_prefix": "/dl/", "latency_ms": 1000, "count": 9])
+        try api.addFault(["path_prefix": "/dl/", "corrupt_rate": 1, "count": 9])
         let mark = try lastSequence(sim)
         try readTimed(files, mount: mount)
         try api.clearFaults()
         try waitUntilQuiet(sim)
 
-        let fetched = try downloads(after: mark, in: sim)
+        let requests = try sim.requestLog().after(mark)
+        let log = requests.summary
+        let fetched = requests.filter { $0.path.hasPrefix("/dl/") }
+        let corrupted = fetched.filter { $0.fault == "corrupt" }
+        XCTAssertEqual(corrupted.count, 9, "nine wrong downloads:\n\(log)")
+        for wrong in corrupted {
+            XCTAssertEqual(fetched.filter { $0.bytesSent == wrong.bytesSent }.count, 2,
+                           "the file of \(wrong.bytesSent) bytes, whose bytes were wrong, was downloaded again:\n\(log)")
+        }
+    }
+
+    /// 500s and connections cut mid-body on the downloads fetched ahead at the walk's start (the walk's first read
+    /// joins one of them): every read gets the right bytes and no error.
+    func testErrorsAndCutsDuringTheFetchAheadAreNoErrorForTheReader() async throws {
+        let (mount, sim, files) = try await mountWalkFolder()
+        let api = BoxSimAPI(sim)
+        try cacheOutOfOrder(files.prefix(4), mount: mount)
+        try api.addFault(["path_prefix": "/dl/", "latency_ms": 1000, "count": 8])
+        try api.addFault(["path_prefix": "/dl/", "error_status": 500, "count": 4])
+        try api.addFault(["path_prefix": "/dl/", "cut_phase": "response_body", "cut_after_bytes": 100, "skip": 4,
+                          "count": 4])
+        let mark = try lastSequence(sim)
+        try readTimed(files, mount: mount)
+        try api.clearFaults()
+        try waitUntilQuiet(sim)
+
         let log = try sim.requestLog().after(mark).summary
-        let faulted = fetched.filter { $0.fault != nil }
-        XCTAssertEqual(faulted.count, 3, "the three faults hit downloads:\n\(log)")
-        let corrupted = try XCTUnwrap(fetched.first { $0.fault == "corrupt" }, log)
-        XCTAssertEqual(fetched.filter { $0.bytesSent == corrupted.bytesSent }.count, 2,
-                       "the file whose bytes were wrong was fetched again:\n\(log)")
+        let faulted = try downloads(after: mark, in: sim).filter { $0.fault != nil }
+        XCTAssertEqual(faulted.count, 8, "eight downloads failed:\n\(log)")
     }
 }
