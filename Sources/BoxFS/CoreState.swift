@@ -22,6 +22,8 @@ struct CoreState {
     var localTimes = LocalTimes()
     /// Folders being read file after file, whose next files' download locations are learnt ahead.
     var listingOrderReads = ListingOrderReads()
+    /// The small files whose content a walk in listing order gets fetched ahead (`FileSystem+PrepareNext`).
+    var smallFilesAhead = SmallFilesAhead()
     /// The walks of folders being followed, whose next sub-folders are listed ahead (`FileSystem+PrepareNext`).
     var folderWalks = ListingOrderReads.folderWalk
     /// Listings fetched ahead of a walk, by the folder being walked and the sub-folder listed (see `folderWalks`).

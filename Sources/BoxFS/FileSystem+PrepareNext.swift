@@ -20,18 +20,37 @@ extension FileSystem {
         return (folderID, listing, position)
     }
 
-    /// Feeds a read-only open to `ListingOrderReads` and starts learning the download locations of
-    /// the files it names, so that reading each of them later takes one round trip instead of two.
-    /// Returns at once (no network on the caller's path); moves no content.
+    /// Feeds a read-only open to `ListingOrderReads` and `SmallFilesAhead`: starts fetching ahead the content of the
+    /// next small files of a walk in listing order (`BlockStore.fetchAhead`), and learning the download locations of
+    /// the other files named, so that reading each of them later takes one round trip instead of two (none for a
+    /// small file fetched ahead). Returns at once (no network on the caller's path).
     func prepareNextFiles(afterOpening item: BoxItem, inode: UInt64) {
         guard let (folderID, listing, position) = placeInParentListing(of: item, inode: inode) else { return }
-        let next = listingOrderReads.withLock { $0.opened(position: position, of: listing.items, folderID: folderID) }
-        guard !next.isEmpty else { return }
-        // Files with local content are read from it, never from Box.
-        let remote = locals.withLock { files in next.filter { files.file(itemID: $0.id) == nil } }
-        for file in remote {
-            store.prepare(RemoteFile(id: file.id, version: file.contentVersion, size: file.size, sha1: file.sha1))
+        let (next, walking, restarted) = listingOrderReads.withLock { reads in
+            let next = reads.opened(position: position, of: listing.items, folderID: folderID)
+            let run = reads.runLength(in: folderID)
+            return (next, run >= reads.runLength, run == 0)
         }
+        let plan = smallFilesAhead.withLock { ahead in
+            ahead.opened(item, position: position, of: listing.items, folderID: folderID, walking: walking,
+                         restarted: restarted)
+        }
+        for file in plan.cancel { store.cancelAhead(Self.remoteFile(file)) }
+        guard !next.isEmpty || !plan.fetch.isEmpty else { return }
+        // Files with local content are read from it, never from Box.
+        let (remote, small) = locals.withLock { files in
+            (next.filter { files.file(itemID: $0.id) == nil }, plan.fetch.filter { files.file(itemID: $0.id) == nil })
+        }
+        // Content first (it needs no location of its own: its fetch asks for it). A file the store refuses (in the
+        // cache already, or no room in read-ahead's budget now) leaves the window, which asks again at the next open.
+        let refused = small.filter { !store.fetchAhead(Self.remoteFile($0)) }.map(\.id)
+        if !refused.isEmpty { smallFilesAhead.withLock { $0.leave(Set(refused)) } }
+        // The store learns no location of a file being fetched ahead or held (`BlockStore.prepare`).
+        for file in remote { store.prepare(Self.remoteFile(file)) }
+    }
+
+    private static func remoteFile(_ item: BoxItem) -> RemoteFile {
+        RemoteFile(id: item.id, version: item.contentVersion, size: max(item.size, 0), sha1: item.sha1)
     }
 }
 

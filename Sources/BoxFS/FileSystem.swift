@@ -54,6 +54,7 @@ public final class FileSystem: Sendable {
     var localTimes: CoreStatePart<LocalTimes> { state.part(\.localTimes) }
     var listingOrderReads: CoreStatePart<ListingOrderReads> { state.part(\.listingOrderReads) }
     var folderWalks: CoreStatePart<ListingOrderReads> { state.part(\.folderWalks) }
+    var smallFilesAhead: CoreStatePart<SmallFilesAhead> { state.part(\.smallFilesAhead) }
     var listingsAhead: CoreStatePart<[String: [String: Task<Void, Never>]]> { state.part(\.listingsAhead) }
     var eventStream: CoreStatePart<EventStreamState> { state.part(\.eventStream) }
     var account: CoreStatePart<CoreState.Account?> { state.part(\.account) }
@@ -77,6 +78,7 @@ public final class FileSystem: Sendable {
         }
         var state = CoreState(tree: InodeTable(root: root.kind == .file ? SingleFileRoot.folder(for: root) : root))
         state.locals.unanswered = backend.writeBack?.uploader.unanswered
+        state.smallFilesAhead.smallFileLimit = store.blockSize
         // Every change to a listing from the start on is noted for the tree on disk (`FileSystem+DiskTree`).
         state.tree.listings.tracksChanges = diskTree != nil
         self.state = CoreStateLock(state)

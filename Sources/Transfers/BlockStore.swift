@@ -24,17 +24,17 @@ public final class BlockStore: Sendable {
     public let blockSize: Int64
     let disk: BlockCache?
     let writer: DiskWriter?
-    private let source: Source
+    let source: Source
     /// Learns where a file's content is, ahead of its first read (only when streaming from a `BoxClient`).
     private let preparer: (@Sendable (RemoteFile) async throws -> Void)?
     private let pool: ReceiveBufferPool
     /// A fetch that receives nothing for this long fails with `TransferError.stalled`, however many
     /// times the request behind it is retried meanwhile (nil: no limit here, only the HTTP layer's).
-    private let stallTimeout: Duration?
+    let stallTimeout: Duration?
     /// The pace under Box's rate limits (nil: unpaced): while calls wait for it, a fetch that waits is not stalled.
-    private let pacer: Pacer?
+    let pacer: Pacer?
     let logger: Logger
-    private let state: Mutex<State>
+    let state: Mutex<State>
 
     enum Source: Sendable {
         case data(RangeFetcher)
@@ -62,6 +62,9 @@ public final class BlockStore: Sendable {
         /// When a fetch was declared stalled, while no fetch started since has received a byte (nil: none, or
         /// downloads moved again since).
         var stalledSince: ContinuousClock.Instant?
+        /// Small files whose whole content is being fetched ahead of their first read (`fetchAhead`), and the fetch:
+        /// a read of such a file waits for it rather than fetching the block itself. Their bytes count in `inFlightBytes`.
+        var ahead: [FileVersion: AheadFetch] = [:]
     }
 
     /// A fetch in flight, as the store accounts for it.
@@ -210,10 +213,21 @@ public final class BlockStore: Sendable {
         var looks = 0
         while true {
             looks += 1
-            let held = state.withLock { state -> (Data?, RangeFetch?, UInt64) in
-                (state.memory.consume(key, bytes: bytes), state.inFlight[key], state.arrivals.clock)
+            let held = state.withLock { state -> (Data?, RangeFetch?, UInt64, AheadFetch?) in
+                (state.memory.consume(key, bytes: bytes), state.inFlight[key], state.arrivals.clock,
+                 state.ahead[FileVersion(file)])
             }
             if let data = held.0 { return data }
+            // The whole file is being fetched ahead: the reader takes its bytes once they matched Box's SHA-1; if it
+            // failed, the block is fetched here (looked for again).
+            if let ahead = held.3 {
+                guard let data = await join(ahead, of: file) else { continue }
+                state.withLock { state in
+                    if !state.memory.contains(key) { state.memory.put(key, data) }
+                    _ = state.memory.consume(key, bytes: bytes)
+                }
+                return data
+            }
             if let fetch = held.1 {
                 if let data = try await read(index, from: fetch, key: key, taking: bytes) { return data }
                 continue  // the fetch was dropped for a fresh one
@@ -277,7 +291,7 @@ public final class BlockStore: Sendable {
             // Checked under the lock a fetch registers under: a fetch already under way asks for itself.
             // Not while downloads stall: a fetch of the file would wait for the look-up the server holds.
             guard state.preparing[file] == nil, state.inFlight[first] == nil, !state.memory.contains(first),
-                state.stalledSince == nil
+                state.ahead[FileVersion(file)] == nil, state.stalledSince == nil
             else { return }
             // Registered under the lock that `run` reads it with; the task removes itself when done.
             state.preparing[file] = Task { [weak self] in
@@ -311,10 +325,12 @@ public final class BlockStore: Sendable {
     /// Forgets every block of a file (all versions), in memory and on disk, and that any was verified: used
     /// when its bytes proved wrong.
     public func drop(fileID: String) {
-        state.withLock { state in
+        let ahead = state.withLock { state in
             state.memory.remove(fileID: fileID)
             state.verified = state.verified.filter { $0.id != fileID }
+            return state.ahead.keys.filter { $0.id == fileID }.compactMap { Self.takeAhead($0, from: &state)?.task }
         }
+        ahead.forEach { $0.cancel() }
         writer?.forget(fileID: fileID)
         disk?.remove(fileID: fileID)
     }
@@ -341,7 +357,9 @@ public final class BlockStore: Sendable {
 
     private func isAvailable(_ index: Int64, of file: RemoteFile) -> Bool {
         let key = MemoryBlocks.Key(fileID: file.id, version: file.version, index: index)
-        let inMemory = state.withLock { $0.inFlight[key] != nil || $0.memory.contains(key) }
+        let inMemory = state.withLock {
+            $0.inFlight[key] != nil || $0.memory.contains(key) || $0.ahead[FileVersion(file)] != nil
+        }
         return inMemory || writer?.queued(fileID: file.id, version: file.version, block: index) != nil
             || disk?.has(fileID: file.id, version: file.version, block: Int(index)) == true
     }
@@ -413,6 +431,8 @@ public final class BlockStore: Sendable {
         let queued = { self.writer?.queued(fileID: file.id, version: file.version, block: $0) != nil }
         let first = range.lowerBound / blockSize
         if let existing = state.inFlight[key(first)] { return .existing(existing) }
+        // A small file fetched whole ahead (`fetchAhead`): a reader waits for that fetch (`block`), read-ahead skips it.
+        if state.ahead[FileVersion(file)] != nil { return .lookAgain }
         if state.memory.contains(key(first)) || queued(first) || state.arrivals.arrived(FileVersion(file), since: time) {
             return .lookAgain
         }
@@ -552,13 +572,13 @@ public final class BlockStore: Sendable {
     /// from now on receives a byte, downloads count as stalled (`firstBytes(of:)`).
     private func declareStalled(_ fetch: RangeFetch, failing error: TransferError, silentSince: ContinuousClock.Instant) {
         let now = ContinuousClock.now
-        let (silent, preparations) = state.withLock { state -> ([Pending], [Task<Void, Never>]) in
+        let (silent, preparations) = state.withLock { state -> ([Pending], [@Sendable () -> Void]) in
             if state.stalledSince == nil { state.stalledSince = now }
             let silent = Self.silent(in: state, startedBefore: now, noByteSince: silentSince, quiet: quiet, now: now)
                 .filter { $0.fetch !== fetch }
             return (silent, Self.takePreparations(from: &state))
         }
-        preparations.forEach { $0.cancel() }
+        preparations.forEach { $0() }
         // The others first: a reader woken by this fetch's failure finds none of them in flight.
         for entry in silent {
             let seconds = Self.seconds(now - (entry.fetch.lastArrival ?? entry.fetch.started))
@@ -574,14 +594,14 @@ public final class BlockStore: Sendable {
     /// back waited 30.4 s for one, with stall_timeout=30).
     private func firstBytes(of fetch: RangeFetch) {
         let now = ContinuousClock.now
-        let outcome = state.withLock { state -> ([Pending], [Task<Void, Never>])? in
+        let outcome = state.withLock { state -> ([Pending], [@Sendable () -> Void])? in
             guard let since = state.stalledSince, fetch.started > since else { return nil }
             state.stalledSince = nil
             let silent = Self.silent(in: state, startedBefore: fetch.started, noByteSince: since, quiet: .zero, now: now)
             return (silent, Self.takePreparations(from: &state))
         }
         guard let (silent, preparations) = outcome else { return }
-        preparations.forEach { $0.cancel() }
+        preparations.forEach { $0() }
         logger.notice("downloads move again after a stall\(Self.dropping(silent))")
         for entry in silent { drop(entry.fetch, failing: FetchDropped()) }
     }
@@ -594,13 +614,13 @@ public final class BlockStore: Sendable {
     /// for a moment), and their readers must not wait a whole `stallTimeout` again.
     public func boxAnswersAgain() {
         let now = ContinuousClock.now
-        let (silent, preparations) = state.withLock { state -> ([Pending], [Task<Void, Never>]) in
+        let (silent, preparations) = state.withLock { state -> ([Pending], [@Sendable () -> Void]) in
             guard state.stalledSince == nil else { return ([], []) }
             let silent = Self.silent(in: state, startedBefore: now, noByteSince: now, quiet: quiet, now: now)
             if !silent.isEmpty { state.stalledSince = now }
             return (silent, Self.takePreparations(from: &state))
         }
-        preparations.forEach { $0.cancel() }
+        preparations.forEach { $0() }
         guard !silent.isEmpty else { return }
         logger.notice("Box answers again\(Self.dropping(silent))")
         for entry in silent { drop(entry.fetch, failing: FetchDropped()) }
@@ -623,9 +643,13 @@ public final class BlockStore: Sendable {
     /// The download-location look-ups started ahead of reads (`prepare(_:)`), forgotten to be cancelled: a fetch of
     /// the file waits for its look-up (`run`), which a stalled server holds for the HTTP layer's timeout and retries
     /// (after Box came back from a stall, a read failed waiting for one sent into it). A read asks for itself.
-    private static func takePreparations(from state: inout State) -> [Task<Void, Never>] {
+    /// The small files fetched whole ahead (`fetchAhead`) go too, for the same reason: a read waits for them.
+    /// Answers how to cancel each.
+    private static func takePreparations(from state: inout State) -> [@Sendable () -> Void] {
         defer { state.preparing = [:] }
-        return Array(state.preparing.values)
+        let ahead = Array(state.ahead.keys).compactMap { takeAhead($0, from: &state)?.task }
+        let preparations = state.preparing.values.map { task -> @Sendable () -> Void in { task.cancel() } }
+        return preparations + ahead.map { task -> @Sendable () -> Void in { task.cancel() } }
     }
 
     private static func dropping(_ entries: [Pending]) -> String {
