@@ -10,8 +10,8 @@ import Transfers
 /// The pin set is durable (`PinSet`, one JSON file). A *pass* walks each pin on Box (its folders listed again, not
 /// the mount's cached listings, so what Box has now), pins every file found in the disk cache (`BlockCache+Pins`:
 /// its blocks leave the evictable cache for the pinned budget), unpins the files no pin covers any more (moved
-/// out, deleted, unpinned), then fetches each file whose current version is not all on disk and verified, one
-/// at a time, through the read path's whole-file check (`BlockStore.fetchWhole`). Every Box call and download of
+/// out, deleted, unpinned), then fetches each file whose current version is not all on disk and verified,
+/// `filesAtOnce` at a time, through the read path's whole-file check (`BlockStore.fetchWhole`). Every Box call and download of
 /// a pass is background work (`CallPriority.background`): what a user waits on goes first under Box's rate limits.
 ///
 /// A pass runs at start, after each pin or unpin, whenever the event stream reports a change to a file or folder
@@ -204,37 +204,56 @@ final class Pinner: Sendable {
         }
     }
 
-    /// Fetches, one at a time, every tracked file whose current version is not on disk and verified; answers
-    /// whether a fetch failed.
+    /// Files fetched at once: one file's download, hashed and written as it arrives, leaves the link idle between
+    /// its ranges; three keep it busy (a pin of 1 GiB in 16 files: 0.41 of curl's speed one at a time) while
+    /// leaving most connections to what a user waits on.
+    static let filesAtOnce = 3
+
+    /// Fetches every tracked file whose current version is not on disk and verified, `filesAtOnce` at a time, in
+    /// path order; answers whether a fetch failed.
     private func fetchMissing() async -> Bool {
-        var anyFailed = false
         let files = state.withLock { $0.files.values.sorted { $0.path < $1.path } }
-        for tracked in files {
-            if Task.isCancelled { break }
-            let key = Self.key(tracked.file)
-            let wanted = state.withLock { state in state.files[tracked.file.id] == tracked && !state.done.contains(key) }
-            guard wanted else { continue }
-            if store.isComplete(tracked.file) {
-                _ = state.withLock { $0.done.insert(key) }
-                continue
-            }
-            state.withLock { $0.fetching = tracked.path }
-            do {
-                try await CallPriority.background { try await self.store.fetchWhole(tracked.file) }
-                _ = state.withLock { $0.done.insert(key) }
-                logger.debug("pinned file \(tracked.path) is on this machine, verified")
-            } catch {
-                let line = "\(Self.shown(tracked.path)): \(Self.oneLine(error))"
-                logger.warning("pinned file not kept: \(line)")
-                anyFailed = true
-                state.withLock { state in
-                    state.lastError = line
-                    state.pinErrors[tracked.pinID] = line
+        return await withTaskGroup(of: Bool.self) { group in
+            var anyFailed = false, running = 0
+            for tracked in files {
+                if Task.isCancelled { break }
+                if running == Self.filesAtOnce, let failed = await group.next() {
+                    running -= 1
+                    anyFailed = anyFailed || failed
                 }
+                group.addTask { await self.fetch(tracked) }
+                running += 1
             }
+            for await failed in group { anyFailed = anyFailed || failed }
             state.withLock { $0.fetching = nil }
+            return anyFailed
         }
-        return anyFailed
+    }
+
+    /// Fetches one tracked file unless it is done, gone from the pins or already whole; answers whether it failed.
+    private func fetch(_ tracked: Tracked) async -> Bool {
+        let key = Self.key(tracked.file)
+        let wanted = state.withLock { state in state.files[tracked.file.id] == tracked && !state.done.contains(key) }
+        guard wanted, !Task.isCancelled else { return false }
+        if store.isComplete(tracked.file) {
+            _ = state.withLock { $0.done.insert(key) }
+            return false
+        }
+        state.withLock { $0.fetching = tracked.path }
+        do {
+            try await CallPriority.background { try await self.store.fetchWhole(tracked.file) }
+            _ = state.withLock { $0.done.insert(key) }
+            logger.debug("pinned file \(tracked.path) is on this machine, verified")
+            return false
+        } catch {
+            let line = "\(Self.shown(tracked.path)): \(Self.oneLine(error))"
+            logger.warning("pinned file not kept: \(line)")
+            state.withLock { state in
+                state.lastError = line
+                state.pinErrors[tracked.pinID] = line
+            }
+            return true
+        }
     }
 
     /// What `pin` covers on Box now: every file below it (or itself), and every folder (itself included).

@@ -177,6 +177,23 @@ final class PinTests: WriteTestCase {
         XCTAssertEqual(again.stderr, "boxfs unpin: /docs is not pinned\n")
     }
 
+    /// A pin fetches three files at once (`Pinner.filesAtOnce`), not one after another: with every download answered
+    /// 2 s late, the first downloads to end are three that ended together, and no fourth one ends with them.
+    func testAPinFetchesThreeFilesAtOnce() async throws {
+        var texts: [String: String] = [:]
+        for index in 0..<6 { texts["docs/f\(index).txt"] = "file \(index)\n" }
+        let sim = try await startBoxSim(texts: texts)
+        let fixture = try mountWritable()
+        try api.addFault(["path_prefix": "/dl/", "latency_ms": 2000])
+        let start = try lastSequence(sim)
+        try succeed([try binary, "pin", fixture.path("docs")])
+        let downloads = { try sim.requestLog().after(start).filter { $0.path.hasPrefix("/dl/") }.count }
+        try await Poll.until("the first download to end", timeout: 30, interval: 0.05) { try downloads() > 0 ? true : nil }
+        try await Task.sleep(nanoseconds: 1_000_000_000)  // within the next downloads' 2 s
+        XCTAssertEqual(try downloads(), 3, "the first three files were fetched at once, and only they")
+        try await waitUntilPinned(fixture, files: 6)
+    }
+
     func testPinsSurviveARemount() async throws {
         let sim = try await startBoxSim(texts: ["docs/a.txt": "a\n"], largeFiles: ["docs/big.bin": 2 << 20])
         var fixture = try mountWritable()
