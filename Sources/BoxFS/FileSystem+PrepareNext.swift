@@ -72,14 +72,15 @@ extension FileSystem {
         guard !next.isEmpty else { return }
         let ttl = listingTTL
         let now = ContinuousClock.now
+        let offline = client.connectivity.offline != nil
         // Not `freshListing`: a listing loaded from the disk and awaiting the stream's catch-up counts as listed here
-        // (the catch-up, not a fetch, makes it current: a remount's walk lists nothing), and no use is recorded.
+        // (the catch-up, not a fetch, makes it current: a remount's walk lists nothing), and no use is recorded. One
+        // kept on the disk only is read back ahead (no call: `loadListing`), unless it awaits that catch-up while Box
+        // answers.
         let unlisted = tree.withLock { tree in
             next.filter { item in
                 guard let cached = tree.listings[item.id] else {
-                    // Kept on the disk only: the walk reads it back from there, no call to make ahead.
-                    guard let kept = tree.listings.onDiskOnly[item.id] else { return true }
-                    return !kept.awaitingCatchUp && now - kept.fetchedAt >= ttl
+                    return offline || tree.listings.onDiskOnly[item.id]?.awaitingCatchUp != true
                 }
                 return cached.isStale || now - cached.fetchedAt >= ttl
             }
@@ -87,7 +88,7 @@ extension FileSystem {
         for item in unlisted {
             listingsAhead.withLock { ahead in
                 ahead[parentID, default: [:]][item.id] = Task { [self] in
-                    await CallPriority.background { _ = try? await fetchAndStoreListing(folderID: item.id) }
+                    await CallPriority.background { _ = try? await loadListing(of: item, ttl: ttl) }
                     listingsAhead.withLock { ahead in
                         ahead[parentID]?[item.id] = nil
                         if ahead[parentID]?.isEmpty == true { ahead[parentID] = nil }

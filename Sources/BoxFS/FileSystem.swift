@@ -305,11 +305,7 @@ public final class FileSystem: Sendable {
             return locals.withLock { $0.overlay(cached.items, folderID: folder.id) }
         }
         do {
-            let items = try await listingFetches.run(folder.id) { [self] in
-                let offline = client.connectivity.offline != nil
-                if let kept = await listingFromDisk(folderID: folder.id, ttl: ttl, anyAge: offline) { return kept }
-                return try await fetchListing(of: folder)
-            }
+            let items = try await loadListing(of: folder, ttl: ttl)
             return locals.withLock { $0.overlay(items, folderID: folder.id) }
         } catch {
             // Box out of reach: the listing held (in memory or on disk), however old, so what is on this machine
@@ -321,6 +317,16 @@ public final class FileSystem: Sendable {
                 }
             }
             throw FSError(error, context: "listing \(folder.name)")
+        }
+    }
+
+    /// A folder's items, stored as its cached listing: from the tree on disk while it holds them fresh by `ttl` (of
+    /// any age while Box is out of reach), else from Box; one load per folder however many callers wait for it.
+    func loadListing(of folder: BoxItem, ttl: Duration) async throws -> [BoxItem] {
+        try await listingFetches.run(folder.id) { [self] in
+            let offline = client.connectivity.offline != nil
+            if let kept = await listingFromDisk(folderID: folder.id, ttl: ttl, anyAge: offline) { return kept }
+            return try await fetchListing(of: folder)
         }
     }
 
