@@ -8,32 +8,13 @@ import XCTest
 final class FolderWalkPrepareTests: MountTestCase {
     static let fileCount = 30
 
-    /// One file's name, Box id and size (each size is distinct, so a download's `bytes_sent` says
-    /// which file it was).
-    struct SeededFile {
-        let name: String
-        let id: String
-        let size: Int64
-    }
+    typealias SeededFile = WalkFolder.File
 
     /// Seeds `walk/` with 30 small files, mounts it, and answers its files in readdir order.
     func mountWalkFolder() async throws -> (MountFixture, BoxSimProcess, [SeededFile]) {
-        var texts: [String: String] = [:]
-        for index in 0..<Self.fileCount {
-            let name = String(format: "file-%02d.txt", index)
-            texts["walk/" + name] = "\(name)\n".padding(toLength: 1000 + 37 * index, withPad: ".", startingAt: 0)
-        }
-        let mount = try await mountBoxSim(seed: try SeedTree.make(texts: texts))
+        let mount = try await mountBoxSim(seed: try SeedTree.make(texts: WalkFolder.texts(count: Self.fileCount)))
         let sim = try XCTUnwrap(boxsim)
-        let entries = try BoxSimAPI(sim).tree()
-        let names = try succeed(["ls", "-f", mount.path("walk")]).split(separator: "\n").map(String.init)
-            .filter { $0 != "." && $0 != ".." }
-        XCTAssertEqual(names.count, Self.fileCount)
-        let files = try names.map { name in
-            let entry = try XCTUnwrap(entries["walk/" + name], name)
-            return SeededFile(name: name, id: entry.id, size: entry.size)
-        }
-        return (mount, sim, files)
+        return (mount, sim, try WalkFolder.listed(mount, sim: sim, count: Self.fileCount, in: self))
     }
 
     /// Reads `files` with one `cat` (which opens them one after the other) and checks the bytes.

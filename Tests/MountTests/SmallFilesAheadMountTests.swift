@@ -7,35 +7,14 @@ import XCTest
 final class SmallFilesAheadMountTests: LoggedMountTestCase {
     static let fileCount = 50
 
-    /// One file's name, Box id and size (each size is distinct, so a download's `bytes_sent` says which file it was).
-    struct SeededFile {
-        let name: String
-        let id: String
-        let size: Int64
-        var text: String { Self.text(name: name, size: size) }
-        static func text(name: String, size: Int64) -> String {
-            "\(name)\n".padding(toLength: Int(size), withPad: ".", startingAt: 0)
-        }
-    }
+    typealias SeededFile = WalkFolder.File
 
     /// Seeds `walk/` with 50 small files, mounts it, and answers its files in listing order.
     func mountWalkFolder(options: [String] = ["events=off"]) async throws -> (MountFixture, BoxSimProcess, [SeededFile]) {
-        var texts: [String: String] = [:]
-        for index in 0..<Self.fileCount {
-            let name = String(format: "file-%02d.txt", index)
-            texts["walk/" + name] = SeededFile.text(name: name, size: Int64(1000 + 37 * index))
-        }
-        let mount = try await mountWithLog(seed: try SeedTree.make(texts: texts), options: options)
+        let mount = try await mountWithLog(
+            seed: try SeedTree.make(texts: WalkFolder.texts(count: Self.fileCount)), options: options)
         let sim = try XCTUnwrap(boxsim)
-        let entries = try BoxSimAPI(sim).tree()
-        let names = try succeed(["ls", "-f", mount.path("walk")]).split(separator: "\n").map(String.init)
-            .filter { $0 != "." && $0 != ".." }
-        XCTAssertEqual(names.count, Self.fileCount)
-        let files = try names.map { name in
-            let entry = try XCTUnwrap(entries["walk/" + name], name)
-            return SeededFile(name: name, id: entry.id, size: entry.size)
-        }
-        return (mount, sim, files)
+        return (mount, sim, try WalkFolder.listed(mount, sim: sim, count: Self.fileCount, in: self))
     }
 
     /// Reads `files` one `cat` each, in the order given, checking the bytes; answers each read's milliseconds.
@@ -143,7 +122,7 @@ final class SmallFilesAheadMountTests: LoggedMountTestCase {
         try api.addFault(["path_prefix": "/dl/", "latency_ms": 8000])
         try readTimed(Array(files.prefix(4)), mount: mount)  // from the cache; the walk starts: 4…11 fetched ahead
         let changed = files[4]
-        let newText = SeededFile.text(name: changed.name, size: changed.size + 11).uppercased()
+        let newText = WalkFolder.text(name: changed.name, size: changed.size + 11).uppercased()
         try api.uploadVersion(of: changed.id, data: Data(newText.utf8))
         let path = mount.path("walk/" + changed.name)
         let deadline = Date().addingTimeInterval(20)
