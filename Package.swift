@@ -132,6 +132,9 @@ let package = Package(
             "BoxAPI", "BoxAuth", "CurlHTTP", "BoxCLI", "BoxSim",
         ], swiftSettings: strict),
         // Pure rules of the filesystem core, tested without a mount.
-        .testTarget(name: "BoxFSTests", dependencies: ["BoxFS", "BoxAPI", "WriteBack"], swiftSettings: strict),
+        .testTarget(
+            name: "BoxFSTests",
+            dependencies: ["BoxFS", "BoxAPI", "WriteBack", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
     ]
 )

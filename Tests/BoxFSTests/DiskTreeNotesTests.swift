@@ -1,5 +1,6 @@
 import BoxAPI
 import Foundation
+import GRDB
 import Testing
 
 @testable import BoxFS
@@ -118,6 +119,30 @@ import Testing
         #expect(read.2?.items.map(\.id) == ["30"])
         let index = try await DiskTree.open(path: path, logger: .init(label: "test")).loadIndex()
         #expect(index.position == "7" && Set(index.folders.map(\.folderID)) == ["2", "3"] && index.entryCount == 2)
+    }
+
+    @Test func aTreeKeptByAnEarlierVersionGainsItsItemRowsAndKeepsItsListings() async throws {
+        let (directory, path) = try Self.temporaryTreePath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A database as the first schema left it: one listing, no `listing_item`.
+        let old = try DatabaseQueue(path: path)
+        try DiskTreeSchema.migrator().migrate(old, upTo: "v1")
+        let data = try JSONEncoder().encode([Self.file("10", "a.txt"), Self.file("11", "b.txt")].map(StoredItem.init))
+        try await old.write { db in
+            try db.execute(sql: "INSERT INTO listing (folder_id, fetched_at, items) VALUES ('1', 1700000000, ?)",
+                           arguments: [data])
+            try db.execute(sql: "INSERT INTO stream (id, position, saved_at) VALUES (1, '5', 1700000000)")
+        }
+        try old.close()
+
+        let tree = try await DiskTree.open(path: path, logger: .init(label: "test"))
+        let index = try await tree.loadIndex()
+        #expect(index.position == "5" && index.folders.map(\.folderID) == ["1"] && index.entryCount == 2)
+        let afterTouch = try await tree.onQueue {
+            tree.write(DiskTree.Changes(touchedItems: ["11"], diskOnly: ["1"]))
+            return tree.readListing(folderID: "1")
+        }
+        #expect(afterTouch == nil, "its items' rows were made: an event about one of them deletes it")
     }
 
     @Test func loadedListingsAreNotNotedAndWaitForTheCatchUp() {
