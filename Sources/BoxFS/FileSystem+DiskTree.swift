@@ -79,9 +79,9 @@ extension FileSystem {
         guard let (serial, items) = read ?? nil else { return nil }
         var listing = InodeTable.Listing(items: items, fetchedAt: kept.fetchedAt)
         listing.awaitingCatchUp = kept.awaitingCatchUp
-        let restored = tree.withLock { tree in
-            tree.listings.restore(listing, folderID: folderID, serialAtRead: serial)
-                ? tree.listings[folderID].map { StoredListing(items: $0.items, ownChangesAt: tree.ownChanges.current) } : nil
+        let restored = tree.withLock { tree -> StoredListing? in
+            guard tree.listings.restore(listing, folderID: folderID, serialAtRead: serial) else { return nil }
+            return tree.listings[folderID].map { StoredListing(items: $0.items, ownChangesAt: tree.ownChanges.current) }
         }
         if restored != nil {
             logger.debug("listing \(folderID) read back from the tree on disk (\(items.count) entries)")

@@ -301,7 +301,9 @@ public final class FileSystem: Sendable {
     func listing(of folder: BoxItem, inode: UInt64) async throws(FSError) -> [BoxItem] {
         await waitForCatchUp(folderID: folder.id)
         let ttl = listingTTL
-        if let shown = state.withLock({ $0.shownFreshListing(folderID: folder.id, ttl: ttl, now: .now) }) { return shown }
+        if let shown = state.withLock({ $0.shownFreshListing(folderID: folder.id, ttl: ttl, now: .now) }) {
+            return shown
+        }
         do {
             // What the fetch stored, as the tree holds it when this caller resumes (`CoreState.shownListing`); listed
             // again when the tree dropped it meanwhile and the mount changed a listing since (at most twice more).
@@ -328,7 +330,9 @@ public final class FileSystem: Sendable {
                 }
                 if let held { return held }
                 if let kept = await listingFromDisk(folderID: folder.id, ttl: ttl, anyAge: true) {
-                    return state.withLock { $0.shownListing(kept, folderID: folder.id) ?? $0.locals.overlay(kept.items, folderID: folder.id) }
+                    return state.withLock { state in
+                        state.shownListing(kept, folderID: folder.id) ?? state.locals.overlay(kept.items, folderID: folder.id)
+                    }
                 }
             }
             throw FSError(error, context: "listing \(folder.name)")
@@ -355,7 +359,8 @@ public final class FileSystem: Sendable {
         }
         let (changed, stored) = tree.withLock { tree in
             let changed = tree.store(listing: fetched, folderID: folder.id, at: .now, since: start)
-            return (changed, StoredListing(items: tree.listings[folder.id]?.items ?? fetched, ownChangesAt: tree.ownChanges.current))
+            let items = tree.listings[folder.id]?.items ?? fetched
+            return (changed, StoredListing(items: items, ownChangesAt: tree.ownChanges.current))
         }
         if !changed.isEmpty, let invalidate = kernel.invalidator.withLock({ $0 }) { changed.forEach(invalidate) }
         keepListingsWithinBudget(inUse: folder.id)

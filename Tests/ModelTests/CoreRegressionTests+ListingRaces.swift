@@ -57,13 +57,14 @@ extension CoreRegressionTests {
             core.dropAllListings()
             let lookup = Task { await thread.run(.stat("f1")) }
             let deadline = ContinuousClock.now + .seconds(10)
-            while !stored.load(ordering: .acquiring), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-            try Self.expect(stored.load(ordering: .acquiring), "the lookup's fetch of t0 stored its listing")
-            box.release(upload)
-            while core.locals.withLock({ $0.file(named: "f1", inFolder: folderID) }) != nil, ContinuousClock.now < deadline {
+            while !stored.load(ordering: .acquiring), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(1))
             }
-            let gone = core.locals.withLock { $0.file(named: "f1", inFolder: folderID) } == nil
+            try Self.expect(stored.load(ordering: .acquiring), "the lookup's fetch of t0 stored its listing")
+            box.release(upload)
+            func localGone() -> Bool { core.locals.withLock { $0.file(named: "f1", inFolder: folderID) } == nil }
+            while !localGone(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            let gone = localGone()
             if evictingTheListing { _ = core.tree.withLock { $0.evictListing(of: folderID) } }
             resume.signal()
             outcomes.append(await lookup.value)
