@@ -35,7 +35,7 @@ final class KernelCallbacks: Sendable {
 /// The core's single flights: concurrent callers of one key share one run.
 struct CoreFlights: Sendable {
     /// One listing fetch per folder.
-    let listings = SingleFlight<String, [BoxItem]>()
+    let listings = SingleFlight<String, StoredListing>()
     /// One local copy per item at a time, however many open it at once.
     let localCopies = SingleFlight<String, UInt64>()
     /// One journal entry per local file, however many writes race to be first; once begun it is

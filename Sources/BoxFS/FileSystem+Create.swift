@@ -43,12 +43,14 @@ extension FileSystem {
     func checkNameFree(_ name: String, in folder: BoxItem, inode: UInt64, except id: String? = nil) async throws(FSError) {
         // A name no cached entry and no local file can clash with is free, without building the folder's view
         // (`cp -r` of thousands of files into one folder asks this for each).
+        // The listing and the local files in one critical section (see `CoreState.shownListing`).
         let ttl = listingTTL
-        if let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }),
-            !cached.mayHoldOnBox(name), !locals.withLock({ $0.mayHoldOnBox(name, inFolder: folder.id) })
-        {
-            return
+        let surelyFree = state.withLock { state in
+            state.tree.freshListing(folderID: folder.id, ttl: ttl, now: .now).map { cached in
+                !cached.mayHoldOnBox(name) && !state.locals.mayHoldOnBox(name, inFolder: folder.id)
+            } ?? false
         }
+        if surelyFree { return }
         let items = try await listing(of: folder, inode: inode)
         if let taken = items.first(where: { BoxName.sameOnBox($0.name, name) && $0.id != id }) {
             throw BoxName.same(taken.name, name)

@@ -62,7 +62,7 @@ extension FileSystem {
     /// tree last did and it is fresh by `ttl` (or `anyAge`: Box is out of reach); nil otherwise (list from Box).
     /// What changed before is written first, on the tree's queue, so the read never sees a copy a change already
     /// made untrue; one made untrue during the read is not installed (`ListingCache.restore`).
-    func listingFromDisk(folderID: String, ttl: Duration, anyAge: Bool) async -> [BoxItem]? {
+    func listingFromDisk(folderID: String, ttl: Duration, anyAge: Bool) async -> StoredListing? {
         guard let diskTree, diskTree.writing.withLock({ $0 }) else { return nil }
         let now = ContinuousClock.now
         let kept = tree.withLock { tree -> ListingCache.DiskOnly? in
@@ -79,9 +79,9 @@ extension FileSystem {
         guard let (serial, items) = read ?? nil else { return nil }
         var listing = InodeTable.Listing(items: items, fetchedAt: kept.fetchedAt)
         listing.awaitingCatchUp = kept.awaitingCatchUp
-        let restored = tree.withLock { tree in
-            tree.listings.restore(listing, folderID: folderID, serialAtRead: serial)
-                ? tree.listings[folderID]?.items : nil
+        let restored = tree.withLock { tree -> StoredListing? in
+            guard tree.listings.restore(listing, folderID: folderID, serialAtRead: serial) else { return nil }
+            return tree.listings[folderID].map { StoredListing(items: $0.items, ownChangesAt: tree.ownChanges.current) }
         }
         if restored != nil {
             logger.debug("listing \(folderID) read back from the tree on disk (\(items.count) entries)")

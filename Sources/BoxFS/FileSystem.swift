@@ -40,7 +40,7 @@ public final class FileSystem: Sendable {
     var writeBack: WriteBackContext? { backend.writeBack }
     var cleanups: BoxCleanups { backend.cleanups }
     var memoryReturn: MemoryReturn { backend.memoryReturn }
-    var listingFetches: SingleFlight<String, [BoxItem]> { flights.listings }
+    var listingFetches: SingleFlight<String, StoredListing> { flights.listings }
     var localCopies: SingleFlight<String, UInt64> { flights.localCopies }
     var journaling: SingleFlight<UInt64, Int64?> { flights.journaling }
     var commandQueries: CoreStatePart<CommandQueries> { state.part(\.commandQueries) }
@@ -160,15 +160,17 @@ public final class FileSystem: Sendable {
     private func boxLookupInFreshListing(parent: UInt64, name: String) throws(FSError) -> FileAttributes? {
         let folder = try folderItem(parent)
         let ttl = listingTTL
-        guard let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) else {
-            return nil
-        }
-        guard let item = locals.withLock({ $0.overlaid(named: name, in: cached, folderID: folder.id) }) else {
-            if let why = locals.withLock({ $0.whyHidden(named: name, in: cached, folderID: folder.id) }) {
+        // The listing and the local files in one critical section: between two, an upload landing (into the
+        // listing, not this copy of it) and its local file leaving would hide the name (see `shownListing`).
+        let found = try state.withLock { state throws(FSError) -> BoxItem? in
+            guard let cached = state.tree.freshListing(folderID: folder.id, ttl: ttl, now: .now) else { return nil }
+            if let item = state.locals.overlaid(named: name, in: cached, folderID: folder.id) { return item }
+            if let why = state.locals.whyHidden(named: name, in: cached, folderID: folder.id) {
                 throw FSError(.notFound, "\(name): hidden in folder \(folder.id): \(why)")
             }
             throw .notFound(name, in: folder)
         }
+        guard let item = found else { return nil }
         guard let attributes = remember(item, parent: parent) else {
             throw FSError(.notFound, "\(name) in folder \(folder.id): a new file's made-up id that stands for no file")
         }
@@ -301,19 +303,34 @@ public final class FileSystem: Sendable {
     func listing(of folder: BoxItem, inode: UInt64) async throws(FSError) -> [BoxItem] {
         await waitForCatchUp(folderID: folder.id)
         let ttl = listingTTL
-        if let cached = tree.withLock({ $0.freshListing(folderID: folder.id, ttl: ttl, now: .now) }) {
-            return locals.withLock { $0.overlay(cached.items, folderID: folder.id) }
+        if let shown = state.withLock({ $0.shownFreshListing(folderID: folder.id, ttl: ttl, now: .now) }) {
+            return shown
         }
         do {
-            let items = try await loadListing(of: folder, ttl: ttl)
-            return locals.withLock { $0.overlay(items, folderID: folder.id) }
+            // What the fetch stored, as the tree holds it when this caller resumes (`CoreState.shownListing`); listed
+            // again when the tree dropped it meanwhile and the mount changed a listing since (at most twice more).
+            var round = 1
+            while true {
+                let stored = try await loadListing(of: folder, ttl: ttl)
+                if let shown = state.withLock({ $0.shownListing(stored, folderID: folder.id) }) { return shown }
+                if round == 3 {
+                    logger.debug("listing \(folder.id) was dropped after each of 3 fetches: shown as last stored")
+                    return locals.withLock { $0.overlay(stored.items, folderID: folder.id) }
+                }
+                round += 1
+            }
         } catch {
             // Box out of reach: the listing held (in memory or on disk), however old, so what is on this machine
             // (pinned files, files read whole) stays reachable.
             if client.connectivity.offline != nil {
-                let held = state.withLock { $0.tree.listings[folder.id]?.items }
-                if let items = held != nil ? held : await listingFromDisk(folderID: folder.id, ttl: ttl, anyAge: true) {
-                    return locals.withLock { $0.overlay(items, folderID: folder.id) }
+                let held = state.withLock { state in
+                    state.tree.listings[folder.id].map { state.locals.overlay($0.items, folderID: folder.id) }
+                }
+                if let held { return held }
+                if let kept = await listingFromDisk(folderID: folder.id, ttl: ttl, anyAge: true) {
+                    return state.withLock { state in
+                        state.shownListing(kept, folderID: folder.id) ?? state.locals.overlay(kept.items, folderID: folder.id)
+                    }
                 }
             }
             throw FSError(error, context: "listing \(folder.name)")
@@ -322,7 +339,7 @@ public final class FileSystem: Sendable {
 
     /// A folder's items, stored as its cached listing: from the tree on disk while it holds them fresh by `ttl` (of
     /// any age while Box is out of reach), else from Box; one load per folder however many callers wait for it.
-    func loadListing(of folder: BoxItem, ttl: Duration) async throws -> [BoxItem] {
+    func loadListing(of folder: BoxItem, ttl: Duration) async throws -> StoredListing {
         try await listingFetches.run(folder.id) { [self] in
             let offline = client.connectivity.offline != nil
             if let kept = await listingFromDisk(folderID: folder.id, ttl: ttl, anyAge: offline) { return kept }
@@ -334,12 +351,12 @@ public final class FileSystem: Sendable {
     /// listing is then held for lookups while Box is out of reach.
     func fetchAndStoreListing(folderID: String) async throws -> [BoxItem] {
         let folder = BoxItem(id: folderID, kind: .folder, name: folderID)
-        return try await listingFetches.run(folderID) { [self] in try await fetchListing(of: folder) }
+        return try await listingFetches.run(folderID) { [self] in try await fetchListing(of: folder) }.items
     }
 
     /// Asks Box for a folder's items and stores them (once, however many callers wait for it), with
     /// the mount's own changes made meanwhile laid over them (see `OwnChanges`); answers what was stored.
-    private func fetchListing(of folder: BoxItem) async throws -> [BoxItem] {
+    private func fetchListing(of folder: BoxItem) async throws -> StoredListing {
         let start = tree.withLock { $0.ownChanges.beginFetch() }
         defer { tree.withLock { $0.endListingFetch(start) } }
         let fetched: [BoxItem]
@@ -350,7 +367,8 @@ public final class FileSystem: Sendable {
         }
         let (changed, stored) = tree.withLock { tree in
             let changed = tree.store(listing: fetched, folderID: folder.id, at: .now, since: start)
-            return (changed, tree.listings[folder.id]?.items ?? fetched)
+            let items = tree.listings[folder.id]?.items ?? fetched
+            return (changed, StoredListing(items: items, ownChangesAt: tree.ownChanges.current))
         }
         if !changed.isEmpty, let invalidate = kernel.invalidator.withLock({ $0 }) { changed.forEach(invalidate) }
         keepListingsWithinBudget(inUse: folder.id)

@@ -48,6 +48,10 @@ struct OwnChanges {
     /// The starting number of the oldest listing fetch in flight, nil when none is.
     var oldestFetchInFlight: UInt64? { fetchesInFlight.min() }
 
+    /// The number of the last change noted (or mark made): it moves at every change to a listing the mount makes,
+    /// so a caller holding a listing stored when it read this knows whether the mount changed any since.
+    var current: UInt64 { sequence }
+
     /// A number after every change noted so far (for a change that is not the mount's own: see
     /// `InodeTable.remoteChangeMarks`).
     mutating func mark() -> UInt64 {
