@@ -98,8 +98,7 @@ final class ModelRun {
         var index = 0
         while index < steps.count {
             if steps[index].isGlobal {
-                if let failure = global(steps[index], at: index) { return withLog(failure) }
-                if let failure = settle(api) { return withLog(failure) }
+                if let failure = between(steps[index], at: index, api) { return withLog(failure) }
                 index += 1
                 continue
             }
@@ -250,6 +249,17 @@ final class ModelRun {
         case .success(let actual) where actual != expected:
             return Divergence(kind: .mountTree, message: "the mounted tree differs from the model:\n" + Manifest.diff(expected: expected, actual: actual))
         default: return nil
+        }
+    }
+
+    /// A step between the threads' stretches: a remount or a kill (then the tree on Box must settle to the model).
+    private func between(_ step: Step, at index: Int, _ api: BoxSimAPI) -> Divergence? {
+        switch step {
+        case .remount, .killAndRemount:
+            if let failure = global(step, at: index) { return failure }
+            return settle(api)
+        case .op, .cut, .restore, .remote:
+            return nil
         }
     }
 
