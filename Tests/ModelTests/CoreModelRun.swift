@@ -68,6 +68,8 @@ final class CoreModelRun: @unchecked Sendable {
         _ = try await start()
         box.setFaults(faults)
         let divergence = await runSteps()
+        // A run that diverged while cut sends what is pending before it ends, as any other.
+        box.setCut(false)
         await unmount(kill: false)
         if divergence == nil, let unknown = box.unknownRoutes.first {
             return Divergence(kind: .op, message: "the core made a request the fake does not serve: \(unknown)")
