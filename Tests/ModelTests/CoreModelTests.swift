@@ -129,6 +129,7 @@ final class CoreModelTests: XCTestCase {
         }
         let seconds = Date().timeIntervalSince(started)
         print("core model: \(outcome.runs) seeds run, \(outcome.operations) operations executed, "
+              + "\(outcome.cuts) network cuts, \(outcome.elsewhere) changes elsewhere, "
               + "\(outcome.divergences.count) divergences (seeds \(outcome.divergences.map { String($0.0) }.joined(separator: ", "))), "
               + "\(Int(seconds)) s (\(Int(Double(outcome.runs) / max(outcome.seconds, 0.001) * 60)) seeds a minute before shrinking), "
               + "\(Self.openDescriptors) descriptors open")
@@ -140,7 +141,7 @@ final class CoreModelTests: XCTestCase {
     static var openDescriptors: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
 
     struct Outcome: Sendable {
-        var runs = 0, operations = 0
+        var runs = 0, operations = 0, cuts = 0, elsewhere = 0
         var divergences: [(UInt64, Divergence)] = []
         var seconds = 0.0
     }
@@ -149,22 +150,25 @@ final class CoreModelTests: XCTestCase {
     static func runSeeds(_ seeds: @escaping @Sendable (Int) -> UInt64?, settings: Settings) async throws -> Outcome {
         let started = Date()
         var outcome = Outcome()
-        try await withThrowingTaskGroup(of: (UInt64, Divergence?, Int).self) { group in
+        try await withThrowingTaskGroup(of: (UInt64, Divergence?, Int, (cuts: Int, elsewhere: Int)).self) { group in
             var next = 0
             func addNext() -> Bool {
                 guard let seed = seeds(next) else { return false }
                 next += 1
                 group.addTask {
-                    let run = settings.run(OpGenerator.generate(seed: seed, mix: settings.mix), seed: seed)
+                    let steps = OpGenerator.generate(seed: seed, mix: settings.mix)
+                    let run = settings.run(steps, seed: seed)
                     let divergence = try await run.run()
-                    return (seed, divergence, run.executed)
+                    return (seed, divergence, run.executed, offlineCounts(steps))
                 }
                 return true
             }
             for _ in 0..<settings.jobs where addNext() {}
-            while let (seed, divergence, executed) = try await group.next() {
+            while let (seed, divergence, executed, counts) = try await group.next() {
                 outcome.runs += 1
                 outcome.operations += executed
+                outcome.cuts += counts.cuts
+                outcome.elsewhere += counts.elsewhere
                 if let divergence {
                     outcome.divergences.append((seed, divergence))
                     print("core model: seed \(seed) DIVERGED: \(divergence.description.prefix(300))")

@@ -123,6 +123,17 @@ enum RemoteOp: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// How many cuts of the network and changes made elsewhere `steps` hold (for the runs' totals).
+func offlineCounts(_ steps: [Step]) -> (cuts: Int, elsewhere: Int) {
+    steps.reduce((0, 0)) { counts, step in
+        switch step {
+        case .cut: (counts.0 + 1, counts.1)
+        case .remote: (counts.0, counts.1 + 1)
+        default: counts
+        }
+    }
+}
+
 /// Steps as a script a person can read and replay.
 func script(_ steps: [Step]) -> String {
     steps.enumerated().map { "\(String(format: "%4d", $0.offset))  \($0.element)" }.joined(separator: "\n")
