@@ -14,7 +14,10 @@ public final class CuttableProxy: Sendable {
 
     private struct State {
         var listener: Int32 = -1
+        /// The accepting thread has not yet closed the listener.
         var listening = false
+        /// Not cut: a connection accepted now is carried (one accepted as the cut comes is closed at once).
+        var carrying = false
         /// Both ends of every connection carried, so a cut closes them.
         var connections: Set<Int32> = []
     }
@@ -42,12 +45,15 @@ public final class CuttableProxy: Sendable {
 
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    public var isCut: Bool { state.withLock { !$0.listening } }
+    public var isCut: Bool { state.withLock { !$0.carrying } }
 
     /// Stops listening (a connection is then refused) and closes every connection carried.
     public func cut() {
         let (listener, connections) = state.withLock { state in
-            defer { state.connections = [] }
+            defer {
+                state.connections = []
+                state.carrying = false
+            }
             return (state.listener, state.connections)
         }
         // The accepting thread closes the listener once its accept fails: it never accepts on a number reused since.
@@ -59,7 +65,7 @@ public final class CuttableProxy: Sendable {
 
     /// Listens again at the same port.
     public func restore() throws {
-        guard isCut else { return }
+        guard isCut, !state.withLock({ $0.listening }) else { return }
         accept(on: try Self.listen(port: port))
     }
 
@@ -92,6 +98,7 @@ public final class CuttableProxy: Sendable {
         state.withLock { state in
             state.listener = listener
             state.listening = true
+            state.carrying = true
         }
         Thread.detachNewThread { [self] in
             while true {
@@ -137,7 +144,7 @@ public final class CuttableProxy: Sendable {
     /// Two threads copy bytes each way until either side ends; then both ends are closed.
     private func carry(_ client: Int32, _ upstream: Int32) {
         let open = state.withLock { state -> Bool in
-            guard state.listening else { return false }
+            guard state.carrying else { return false }
             state.connections.formUnion([client, upstream])
             return true
         }

@@ -96,12 +96,15 @@ extension ModelRun {
             return failure
         }
         guard !copies.isEmpty else { return nil }
-        do {
-            for (_, entry) in try api.tree() where !entry.isFolder && entry.name.contains(" (conflict ") {
-                try api.deleteFile(entry.id)
+        guard let tree = Self.retrying({ try api.tree() }) else {
+            return Divergence(kind: .mount, step: index, message: "listing Box to delete the conflicted copies elsewhere failed")
+        }
+        for (_, entry) in tree where !entry.isFolder && entry.name.contains(" (conflict ") {
+            // A delete whose answer was lost is done: a repeat's 404 says so.
+            guard Self.retrying({ try api.deleteFile(entry.id) }) != nil || (Self.retrying({ try api.items(in: entry.parentID ?? "0") })?
+                .contains { $0.id == entry.id } == false) else {
+                return Divergence(kind: .mount, step: index, message: "deleting the conflicted copy \(entry.name) elsewhere failed")
             }
-        } catch {
-            return Divergence(kind: .mount, step: index, message: "deleting the conflicted copies elsewhere: \(error)")
         }
         return waitForListings(at: index, "after its conflicted copies were deleted elsewhere")
     }
@@ -163,27 +166,49 @@ extension ModelRun {
         return Divergence(kind: .mountTree, step: index, message: "the mount's listings \(when) differ from the model after 10 s:\n" + last)
     }
 
-    /// Makes `op` on boxsim in the folder at `folder`, where Box allows it; answers what Box then holds there.
+    /// Makes `op` on boxsim in the folder at `folder`, where Box allows it; answers what Box then holds there. The
+    /// test's own calls meet the run's fault rules too (a 5xx, an upload's answer cut after Box stored it): each is
+    /// tried again until Box is seen to hold the change.
     static func make(_ op: RemoteOp, in folder: String, _ api: BoxSimAPI) -> ChangeElsewhere? {
         let parentPath = FileModel.parent(folder + "/" + op.path)
         let name = FileModel.name(op.path)
-        guard let parent = try? api.entry(at: parentPath), parent.isFolder,
-              let siblings = try? api.items(in: parent.id) else { return nil }
+        guard let found = retrying({ try api.entry(at: parentPath) }), let parent = found, parent.isFolder,
+              let siblings = retrying({ try api.items(in: parent.id) }) else { return nil }
         let holder = siblings.first { $0.name.lowercased() == name.lowercased() }
         if let holder, holder.isFolder || holder.name != name { return nil }
-        switch op {
-        case .write(_, let fill):
-            let bytes = fill.bytes
-            if let holder {
-                guard (try? api.uploadVersion(of: holder.id, data: Data(bytes))) != nil else { return nil }
-            } else {
-                guard (try? api.uploadFile(named: name, data: Data(bytes), parentID: parent.id)) != nil else { return nil }
-            }
-            return ChangeElsewhere(path: op.path, content: bytes)
-        case .delete:
-            guard let holder, (try? api.deleteFile(holder.id)) != nil else { return nil }
-            return ChangeElsewhere(path: op.path, content: nil)
+        /// What Box holds at the name now (`.some(nil)`: nothing), or nil when Box could not be asked.
+        func current() -> BoxEntry?? {
+            retrying { try api.items(in: parent.id).first { $0.name.lowercased() == name.lowercased() } }
         }
+        for _ in 0..<10 {
+            switch op {
+            case .write(_, let fill):
+                let bytes = fill.bytes
+                if let holder {
+                    _ = try? api.uploadVersion(of: holder.id, data: Data(bytes))
+                } else {
+                    _ = try? api.uploadFile(named: name, data: Data(bytes), parentID: parent.id)
+                }
+                if case .some(.some(let now)) = current(), now.name == name, now.sha1 == Manifest.sha1(bytes) {
+                    return ChangeElsewhere(path: op.path, content: bytes)
+                }
+            case .delete:
+                guard let holder else { return nil }
+                _ = try? api.deleteFile(holder.id)
+                if case .some(.none) = current() { return ChangeElsewhere(path: op.path, content: nil) }
+            }
+            usleep(200_000)
+        }
+        return nil
+    }
+
+    /// `body`'s answer, tried up to 10 times (boxsim's fault rules answer the test's calls too); nil if each failed.
+    static func retrying<T>(_ body: () throws -> T) -> T? {
+        for _ in 0..<10 {
+            if let value = try? body() { return value }
+            usleep(200_000)
+        }
+        return nil
     }
 
     /// Whether the mount's `.boxfs\status` says Box cannot be reached.
