@@ -92,9 +92,17 @@ extension FileSystem {
         if let parentID = leftover.parentID { tree.withLock { $0.invalidateListing(folderID: parentID) } }
     }
 
+    /// Tries the removal again `leftoverRetryDelay` later, or as soon as Box answers again when it failed with Box
+    /// out of reach (as the waiting uploads are tried then).
     private func retryLeftover(_ leftover: Leftover, reason: String) {
+        let wasOffline = client.connectivity.offline != nil
         Task { [weak self] in
-            try? await Task.sleep(for: Self.leftoverRetryDelay)
+            let deadline = ContinuousClock.now + Self.leftoverRetryDelay
+            while ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(wasOffline ? 200 : 60_000))
+                guard let self else { return }
+                if wasOffline, self.client.connectivity.offline == nil { break }
+            }
             self?.removeLeftover(leftover, reason: reason)
         }
     }

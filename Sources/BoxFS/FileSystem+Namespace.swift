@@ -152,7 +152,10 @@ extension FileSystem {
 
     /// Deletes an empty folder (ENOTEMPTY otherwise, judged by a fresh listing and by Box).
     func removeEmptyFolder(_ item: BoxItem, from folder: BoxItem) async throws(FSError) {
-        tree.withLock { $0.invalidateListing(folderID: item.id) }
+        // Listed anew before Box is asked, but the listing held stays until then (marked stale, as an event marks it):
+        // with Box out of reach it is what says whether the folder is empty, and what keeps the folder's files
+        // reachable afterwards (dropped, every lookup in the folder failed with EIO until Box answered).
+        tree.withLock { $0.listings[item.id]?.isStale = true }
         let inode = tree.withLock { $0.inode(forItemID: item.id) } ?? 0
         guard try await listing(of: item, inode: inode).isEmpty else { throw .notEmpty(item.name) }
         do {

@@ -230,9 +230,18 @@ extension FileSystem {
         inode: UInt64?, from folder: BoxItem, in target: BoxItem, parentInode: UInt64
     ) async throws(FSError) {
         if let superseded, superseded.isNewToBox {
+            guard locals.withLock({ $0.file(itemID: listed.id)?.isNewToBox }) != true else {
+                try await forgetLocal(superseded.number)
+                tree.withLock { $0.detach(id: $0.currentID(inode: existingInode, else: existing.id)) }
+                return try await move(listed, inode: inode, from: folder, to: target, name: existing.name, parentInode: parentInode)
+            }
+            // A source on Box takes the name on Box first; only then does the new file it replaces go. The other way
+            // round, a move that failed (Box out of reach) answered EIO with that file already gone, its content lost
+            // (model seed 182). Box does not hold the replaced file's name: its upload is held.
+            try await move(listed, inode: inode, from: folder, to: target, name: existing.name, parentInode: parentInode)
             try await forgetLocal(superseded.number)
             tree.withLock { $0.detach(id: $0.currentID(inode: existingInode, else: existing.id)) }
-            return try await move(listed, inode: inode, from: folder, to: target, name: existing.name, parentInode: parentInode)
+            return
         }
         let source = try await currentSource(listed, inode: inode, in: folder)
         let number = try await localCopy(of: source, empty: source.size == 0)
@@ -291,7 +300,12 @@ extension FileSystem {
         guard let sourceOnBox else { return }
         do { try await client.deleteFile(id: sourceOnBox.id) } catch let error as BoxAPIError where error.kind == .notFound {
         } catch {
-            logger.warning("\(source.name) now goes to \(base.name), but removing it from Box failed: \(error)")
+            // Box out of reach, say: the source's file is a leftover, journaled and removed once Box answers (else
+            // it stayed on Box for good under the name it left, and came back at the next listing; model seed 79).
+            logger.info("\(source.name) now goes to \(base.name); removing its file from Box failed (\(error)): removed later")
+            var left = sourceOnBox
+            left.parentID = left.parentID ?? source.parentID
+            removeLeftover(Leftover(left), reason: "the file renamed over \(base.name)")
         }
     }
 }

@@ -5,8 +5,12 @@ extension BoxSimAPI {
     /// Uploads a new file `name` with `text` into folder `parentID`.
     @discardableResult
     public func uploadFile(named name: String, text: String, parentID: String = "0") throws -> BoxEntry {
+        try uploadFile(named: name, data: Data(text.utf8), parentID: parentID)
+    }
+
+    public func uploadFile(named name: String, data: Data, parentID: String = "0") throws -> BoxEntry {
         let local = FileManager.default.temporaryDirectory.appendingPathComponent("box-new-\(UUID().uuidString)")
-        try Data(text.utf8).write(to: local)
+        try data.write(to: local)
         defer { try? FileManager.default.removeItem(at: local) }
         let attributes = "{\"name\":\"\(name)\",\"parent\":{\"id\":\"\(parentID)\"}}"
         let answer = try call("POST", "/api/2.0/files/content?fields=\(Self.fields)",

@@ -52,8 +52,10 @@ public final class MountFixture: Sendable {
     }
 
     /// Mounts `source` of `boxsim` on a new temp folder with the boxsim endpoint and its developer token.
+    /// `endpoint`: where the mount reaches boxsim, when not at its own URL (a `CuttableProxy` in front of it).
     public static func mount(
-        _ boxsim: BoxSimProcess, source: String = "box:", options: [String] = [], environment: [String: String] = [:]
+        _ boxsim: BoxSimProcess, source: String = "box:", options: [String] = [], environment: [String: String] = [:],
+        endpoint: String? = nil
     ) throws -> MountFixture {
         let mountpoint = FileManager.default.temporaryDirectory.appendingPathComponent("boxfs-mnt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: mountpoint, withIntermediateDirectories: true)
@@ -63,7 +65,7 @@ public final class MountFixture: Sendable {
             options.append("cache_dir=\(mountpoint.path)-cache")
         }
         let result = try runMount(
-            source: source, mountpoint: mountpoint.path, options: ["endpoint=\(boxsim.baseURL)"] + options,
+            source: source, mountpoint: mountpoint.path, options: ["endpoint=\(endpoint ?? boxsim.baseURL)"] + options,
             token: boxsim.developerToken, extraEnvironment: environment)
         guard result.succeeded else {
             try? FileManager.default.removeItem(at: mountpoint)

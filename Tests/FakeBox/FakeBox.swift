@@ -23,6 +23,8 @@ public final class FakeBox: HTTPSending {
         var unknownRoutes: [String] = []
         var rules: [Int: RuleState] = [:]
         var nextRule = 1
+        /// The network is cut: every request fails as a connection to an address where nothing answers.
+        var cut = false
     }
 
     struct RuleState {
@@ -55,6 +57,18 @@ public final class FakeBox: HTTPSending {
     public var unknownRoutes: [String] { state.withLock { $0.unknownRoutes } }
 
     public func setFaults(_ faults: FakeBoxFaults) { state.withLock { $0.faults = faults } }
+
+    /// Cuts the network (`true`) or restores it: while cut, every request fails at once as libcurl reports a
+    /// connection refused (`CURLE_COULDNT_CONNECT`), the failure the client takes for Box out of reach. Nothing
+    /// reaches the account and no fault is drawn, so a seed's faults replay alike whatever was tried meanwhile.
+    public func setCut(_ cut: Bool) { state.withLock { $0.cut = cut } }
+
+    public var isCut: Bool { state.withLock { $0.cut } }
+
+    /// The error of a request sent while the network is cut, worded as libcurl words a refused connection.
+    public static let unreachable = HTTPError(
+        kind: .transport, message: "Couldn't connect to server: Failed to connect to fake.box port 80: Connection refused",
+        curlCode: 7)
 
     /// Adds a rule for the requests it matches (boxsim's fault rules, in the fake: an error, an answer lost, a
     /// request held on the wire until `release`); answers its id.
@@ -98,6 +112,7 @@ public final class FakeBox: HTTPSending {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if isCut { throw Self.unreachable }
         let body = try Self.bodyBytes(request.body)
         let path = Self.path(of: request.url)
         let ruled = state.withLock { shared -> (id: Int, action: FakeBoxRule.Action)? in

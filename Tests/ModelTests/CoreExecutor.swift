@@ -276,9 +276,19 @@ final class CoreExecutor: @unchecked Sendable {
         for slot in open.values { await close(slot) }
     }
 
+    /// How a walk reads the files it finds.
+    enum WalkReads {
+        /// Every file read in full (`SIZE sha1=HEX`).
+        case all
+        /// Every file read in full; one whose read fails with EIO is `SIZE unreadable` (Box out of reach).
+        case allowingUnreadable
+        /// None: `SIZE listed`, the listings alone (as `ls -lR`).
+        case none
+    }
+
     /// The manifest of everything under the thread's folder as the core shows it (`Manifest`), paths prefixed with
-    /// `prefix`; sizes from the listing, contents read in full.
-    func walk(prefix: String) async -> Result<[String: String], SyscallExecutor.Errno> {
+    /// `prefix`; sizes from the listing, contents read in full (or as `reads` says).
+    func walk(prefix: String, reads: WalkReads = .all) async -> Result<[String: String], SyscallExecutor.Errno> {
         var result: [String: String] = [:]
         var pending: [(UInt64, String)] = []
         do throws(Failure) {
@@ -297,7 +307,18 @@ final class CoreExecutor: @unchecked Sendable {
                         pending.append((attributes.inode, path))
                         continue
                     }
-                    result[prefix + path] = Manifest.file(size: Int(attributes.size), try await readWhole(attributes.inode))
+                    switch reads {
+                    case .none:
+                        result[prefix + path] = Manifest.listed(size: Int(attributes.size))
+                    case .allowingUnreadable:
+                        do throws(Failure) {
+                            result[prefix + path] = Manifest.file(size: Int(attributes.size), try await readWhole(attributes.inode))
+                        } catch let failure where failure.errno == EIO {
+                            result[prefix + path] = Manifest.unreadable(size: Int(attributes.size))
+                        }
+                    case .all:
+                        result[prefix + path] = Manifest.file(size: Int(attributes.size), try await readWhole(attributes.inode))
+                    }
                 }
             }
         } catch {

@@ -49,6 +49,10 @@ final class CoreModelRun: @unchecked Sendable {
     private var faultsOnceMounted: FakeBoxFaults?
     /// What the journals of the run's mounts noted as called on the cooperative pool (see `journalCallsOnThePool`).
     private let poolCalls = Mutex<Set<String>>([])
+    /// The network is cut (`Step.cut`): Box out of reach until `Step.restore`.
+    private var cut = false
+    /// Events of changes made elsewhere while the network is cut, reported once it is restored.
+    private var heldEvents: [BoxEvent] = []
 
     init(steps: [Step], threads: Int, faults: FakeBoxFaults, concurrent: Bool, quiet: Bool = false, seed: UInt64) {
         self.steps = steps
@@ -69,6 +73,8 @@ final class CoreModelRun: @unchecked Sendable {
         _ = try await start()
         box.setFaults(faults)
         let divergence = await runSteps()
+        // A run that diverged while cut sends what is pending before it ends, as any other.
+        box.setCut(false)
         await unmount(kill: false)
         if divergence == nil, let unknown = box.unknownRoutes.first {
             return Divergence(kind: .op, message: "the core made a request the fake does not serve: \(unknown)")
@@ -154,8 +160,7 @@ final class CoreModelRun: @unchecked Sendable {
         var index = 0
         while index < steps.count {
             if steps[index].isGlobal {
-                if let failure = await global(steps[index], at: index) { return failure }
-                if let failure = await settle() { return failure }
+                if let failure = await between(steps[index], at: index) { return failure }
                 index += 1
                 continue
             }
@@ -165,16 +170,43 @@ final class CoreModelRun: @unchecked Sendable {
             if let failure = await checkCoreTree() { return failure }
             index = end
         }
+        if cut, let failure = await restoreNetwork(at: steps.count) { return failure }
+        await closeAllHandles()
+        return await settle()
+    }
+
+    /// A step between the threads' stretches: a remount, a kill, a cut or a restore of the network, a change made
+    /// elsewhere.
+    private func between(_ step: Step, at index: Int) async -> Divergence? {
+        switch step {
+        case .op: return nil
+        case .remount, .killAndRemount:
+            // A mount's start needs Box: the network comes back first (a shrunk list may have lost the restore).
+            if cut, let failure = await restoreNetwork(at: index) { return failure }
+            if let failure = await global(step, at: index) { return failure }
+            return await settle()
+        case .cut:
+            guard !cut else { return nil }
+            return await cutNetwork(at: index)
+        case .restore:
+            guard cut else { return nil }
+            return await restoreNetwork(at: index)
+        case .remote(let thread, let op):
+            guard thread < threadStates.count else { return nil }
+            return await changeElsewhere(op, thread: thread, at: index)
+        }
+    }
+
+    private func closeAllHandles() async {
         for state in threadStates {
             await state.executor.closeAll()
             state.model.closeAll()
         }
-        return await settle()
     }
 
     private func withLog(_ divergence: Divergence) -> Divergence {
         var divergence = divergence
-        let tail = log.lines.suffix(25).joined(separator: "\n")
+        let tail = log.lines.suffix(ProcessInfo.processInfo.environment["BOXFS_CORE_MODEL_DEBUG"] == nil ? 25 : 150).joined(separator: "\n")
         if !tail.isEmpty { divergence.message += "\n  core log (last lines):\n" + tail }
         return divergence
     }
@@ -186,7 +218,8 @@ final class CoreModelRun: @unchecked Sendable {
             for index in range {
                 guard case .op(let thread, let op) = steps[index] else { continue }
                 if let failure = await runOne(op, thread: thread, index: index) { return failure }
-                if quiet { await uploadsSettled() }
+                // While cut nothing goes up: there is nothing to wait for.
+                if quiet && !cut { await uploadsSettled() }
             }
             return nil
         }
@@ -215,12 +248,35 @@ final class CoreModelRun: @unchecked Sendable {
     private func runOne(_ op: Op, thread: Int, index: Int) async -> Divergence? {
         let state = threadStates[thread]
         let actual = await state.executor.run(op)
-        let expected = state.model.apply(op)
+        let before = state.model
+        var after = before
+        let expected = after.apply(op)
         executedCount.add(1, ordering: .relaxed)
-        guard actual != expected else { return nil }
+        var why: String?
+        if state.offline.isCut {
+            switch state.offline.judge(op, model: before, expected: expected, actual: actual) {
+            case .keep:
+                state.model = after
+                state.offline.changedHere.formUnion(OfflineBook.changedFiles(op, before: before, after: after))
+                state.offline.notHere.subtract(OfflineBook.madeHere(op, before: before, after: after))
+                return nil
+            case .drop:
+                return nil
+            case .diverge(let reason):
+                state.model = after
+                why = reason
+            }
+        } else {
+            state.model = after
+            guard actual != expected else {
+                state.offline.notHere.subtract(OfflineBook.madeHere(op, before: before, after: after))
+                return nil
+            }
+        }
         let name = op.description.split(separator: " ").first.map(String.init) ?? ""
         let answer = actual.errno == 0 ? "wrong result" : actual.description
-        return Divergence(kind: .op, step: index, message: ModelRun.explain(op, thread, expected, actual),
+        return Divergence(kind: .op, step: index,
+                          message: ModelRun.explain(op, thread, expected, actual) + (why.map { " (\($0))" } ?? ""),
                           operation: "\(name) \(answer)")
     }
 
@@ -235,25 +291,36 @@ final class CoreModelRun: @unchecked Sendable {
         }
     }
 
-    private func checkCoreTree() async -> Divergence? {
-        let expected = Manifest.of(threadStates.map(\.model))
+    /// The whole tree as the core shows it equals the model's (with `extra`, the conflicted copies expected after
+    /// a restore). Every file is read in full; while cut, a file whose content is not here must fail with EIO.
+    /// Once the network is up and every file read, every content is here.
+    private func checkCoreTree(extra: [String: String] = [:]) async -> Divergence? {
+        var expected = Manifest.of(threadStates.map(\.model)).merging(extra) { $1 }
+        if cut { expected.merge(unreadableWhileCut()) { $1 } }
         var actual: [String: String] = [:]
         for (thread, executor) in executors.enumerated() {
             actual["t\(thread)/"] = Manifest.folder
-            switch await executor.walk(prefix: "t\(thread)/") {
+            switch await executor.walk(prefix: "t\(thread)/", reads: cut ? .allowingUnreadable : .all) {
             case .failure(let error):
-                return Divergence(kind: .mountTree, message: "walking t\(thread) in the core: errno \(error.code)")
+                return Divergence(kind: .mountTree, message: "walking t\(thread) in the core\(cut ? " while cut" : ""): errno \(error.code)")
             case .success(let tree): actual.merge(tree) { $1 }
             }
         }
-        guard actual != expected else { return nil }
-        return Divergence(kind: .mountTree, message: "the core's tree differs from the model:\n"
+        actual = Manifest.withoutConflictDates(actual)
+        guard actual != expected else {
+            if !cut { for state in threadStates { state.offline.notHere = [] } }
+            return nil
+        }
+        return Divergence(kind: .mountTree, message: "the core's tree differs from the model\(cut ? " while cut" : ""):\n"
                           + Manifest.diff(expected: expected, actual: actual))
     }
 
-    /// Waits until nothing is pending and Box's tree equals the model, then checks the core's tree too.
-    private func settle() async -> Divergence? {
-        let expected = Manifest.of(threadStates.map(\.model))
+    /// Waits until nothing is pending and Box's tree equals the model (with `extra`, the conflicted copies expected
+    /// after a restore), then checks the core's tree too (`checkingCore`). `converging`: the core's tree may take a
+    /// moment longer (after a restore, a file renamed away offline stays hidden until its removal from Box is tried
+    /// again); it is checked again until the same deadline.
+    private func settle(extra: [String: String] = [:], checkingCore: Bool = true, converging: Bool = false) async -> Divergence? {
+        let expected = Manifest.of(threadStates.map(\.model)).merging(extra) { $1 }
         let deadline = ContinuousClock.now + .seconds(settleSeconds)
         var actual: [String: String] = [:]
         var pending = -1
@@ -261,7 +328,13 @@ final class CoreModelRun: @unchecked Sendable {
             pending = await writeBack?.uploader.status().pendingCount ?? 0
             if pending == 0 {
                 actual = Self.manifest(box.snapshot)
-                if actual == expected { return await checkCoreTree() }
+                if actual == expected {
+                    guard checkingCore else { return nil }
+                    let failure = await checkCoreTree(extra: extra)
+                    if failure == nil || !converging || ContinuousClock.now > deadline { return failure }
+                    try? await Task.sleep(for: .milliseconds(50))
+                    continue
+                }
             }
             if ContinuousClock.now > deadline { break }
             try? await Task.sleep(for: .milliseconds(2))
@@ -272,8 +345,120 @@ final class CoreModelRun: @unchecked Sendable {
     }
 
     static func manifest(_ state: FakeBoxState) -> [String: String] {
-        state.tree().mapValues { item in
+        Manifest.withoutConflictDates(state.tree().mapValues { item in
             item.kind == .folder ? Manifest.folder : "\(item.content.count) sha1=\(Manifest.sha1(item.content))"
+        })
+    }
+
+    // MARK: Offline periods and changes made elsewhere
+
+    /// What the walk of a cut must find unreadable: the files whose content is not on this machine.
+    private func unreadableWhileCut() -> [String: String] {
+        var result: [String: String] = [:]
+        for (thread, state) in threadStates.enumerated() {
+            for (path, entry) in state.model.entries {
+                guard case .file(let id) = entry, state.offline.notHere.contains(id) else { continue }
+                result["t\(thread)/" + path] = Manifest.unreadable(size: state.model.contents[id]?.count ?? 0)
+            }
+        }
+        return result
+    }
+
+    /// Cuts the network once what is pending has reached Box (so Box holds the model, the start of the period's
+    /// bookkeeping). The core's tree is not read here: content the core has not fetched stays not here.
+    private func cutNetwork(at index: Int) async -> Divergence? {
+        await closeAllHandles()
+        if let failure = await settle(checkingCore: false) { return failure }
+        for state in threadStates {
+            state.offline = OfflineBook(atCut: state.model, notHere: state.offline.notHere)
+        }
+        box.setCut(true)
+        cut = true
+        return nil
+    }
+
+    /// Restores the network: the events of the changes made elsewhere meanwhile are reported, the queued changes
+    /// go up, and the tree on Box and in the core must become the models' with those changes, each change of the
+    /// mount that met one made elsewhere beside it as a conflicted copy. The copies are then deleted elsewhere
+    /// (so the models need not hold names with dates).
+    private func restoreNetwork(at index: Int) async -> Divergence? {
+        await closeAllHandles()
+        box.setCut(false)
+        cut = false
+        let events = heldEvents
+        heldEvents = []
+        if let core, !events.isEmpty { await core.applyRemoteChanges(events) }
+        var copies: [String: String] = [:]
+        for (thread, state) in threadStates.enumerated() {
+            let (model, threadCopies, notHere) = state.offline.reconciled(state.model)
+            state.model = model
+            state.offline = OfflineBook(notHere: notHere)
+            for (path, bytes) in threadCopies {
+                copies["t\(thread)/" + path] = Manifest.file(size: bytes.count, bytes)
+            }
+        }
+        if var failure = await settle(extra: copies, converging: true) {
+            failure.message = "after the network was restored: " + failure.message
+            return failure
+        }
+        let removals = box.removeConflictedCopies()
+        guard let core, !removals.isEmpty else { return nil }
+        await core.applyRemoteChanges(removals)
+        // A deletion's event drops its folder's listing, and nothing lists it again until it is used: listed now (as
+        // `ls` would), so that a cut right after finds it held (a folder whose listing was not kept fails with EIO).
+        for (thread, executor) in executors.enumerated() {
+            if case .failure(let error) = await executor.walk(prefix: "", reads: .none) {
+                return Divergence(kind: .mountTree, step: index,
+                                  message: "listing t\(thread) after its conflicted copies were deleted elsewhere: errno \(error.code)")
+            }
+        }
+        return nil
+    }
+
+    /// Someone else changes Box in a thread's folder: reported to the core at once (its listings then show it), or
+    /// once the network is restored. Not made on a file a handle of the thread holds open, nor twice on one path
+    /// in one cut; made only where Box allows it.
+    private func changeElsewhere(_ op: RemoteOp, thread: Int, at index: Int) async -> Divergence? {
+        let state = threadStates[thread]
+        let folded = op.path.lowercased()
+        if let path = state.model.filePath(folded: folded), let id = state.model.fileID(path),
+           state.model.openSlots.contains(where: { state.model.handle($0)?.file == id }) {
+            return nil
+        }
+        if cut {
+            guard state.offline.elsewhere[folded] == nil, let made = box.makeElsewhere(op, in: "t\(thread)") else { return nil }
+            state.offline.elsewhere[folded] = made.change
+            heldEvents.append(made.event)
+            return nil
+        }
+        // Box holds what the mount wrote before someone else changes it (else it would be a conflict by timing).
+        await uploadsSettled()
+        guard let made = box.makeElsewhere(op, in: "t\(thread)"), let core else { return nil }
+        await core.applyRemoteChanges([made.event])
+        if let content = made.change.content {
+            state.offline.notHere.insert(state.model.changedElsewhere(made.change.path, to: content))
+        } else {
+            state.model.deletedElsewhere(made.change.path)
+        }
+        // The thread's listings show the change at once (the files are not read: the new content stays not here).
+        var expected: [String: String] = [:]
+        for (path, entry) in state.model.entries where !path.isEmpty {
+            if case .file(let id) = entry {
+                expected[path] = Manifest.listed(size: state.model.contents[id]?.count ?? 0)
+            } else {
+                expected[path + "/"] = Manifest.folder
+            }
+        }
+        switch await state.executor.walk(prefix: "", reads: .none) {
+        case .failure(let error):
+            return Divergence(kind: .mountTree, step: index,
+                              message: "listing t\(thread) after a change made elsewhere: errno \(error.code)")
+        case .success(let actual) where actual != expected:
+            return Divergence(kind: .mountTree, step: index,
+                              message: "t\(thread)'s listings after a change made elsewhere differ from the model:\n"
+                                  + Manifest.diff(expected: expected, actual: actual))
+        default:
+            return nil
         }
     }
 
@@ -282,10 +467,7 @@ final class CoreModelRun: @unchecked Sendable {
     /// Closes every handle, then ends the core (sending what is pending, or, for a kill, stopping at once) and
     /// starts a new one over the same journal, staging folder and block cache.
     private func global(_ step: Step, at index: Int) async -> Divergence? {
-        for state in threadStates {
-            await state.executor.closeAll()
-            state.model.closeAll()
-        }
+        await closeAllHandles()
         await unmount(kill: step == .killAndRemount)
         do { try await mount() } catch {
             return Divergence(kind: .mount, step: index, message: "mount failed: \(error)")
@@ -320,7 +502,7 @@ final class CoreModelRun: @unchecked Sendable {
         let connection = FakeBoxConnection(to: box)
         self.connection = connection
         var logger = Logger(label: "boxfs.core-model") { _ in RingLogHandler(sink: log) }
-        logger.logLevel = .info
+        logger.logLevel = ProcessInfo.processInfo.environment["BOXFS_CORE_MODEL_DEBUG"] == nil ? .info : .debug
         let client = BoxClient(
             endpoints: BoxEndpoints(apiBase: FakeBox.apiBase, uploadBase: FakeBox.uploadBase), sender: connection,
             tokens: StaticTokenProvider(token: "fake-token"),
@@ -368,6 +550,8 @@ final class CoreModelRun: @unchecked Sendable {
 /// One thread's model and executor.
 final class CoreThread: @unchecked Sendable {
     var model = FileModel()
+    /// The offline periods' bookkeeping (`OfflineBook`).
+    var offline = OfflineBook()
     let executor: CoreExecutor
     init(executor: CoreExecutor) { self.executor = executor }
 }

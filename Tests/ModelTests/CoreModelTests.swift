@@ -7,7 +7,7 @@ import XCTest
 /// divergence is shrunk and printed with the environment that replays it.
 ///
 /// Settings (scripts/soak --in-process sets them): `BOXFS_CORE_MODEL_SEEDS` (comma list) or `BOXFS_CORE_MODEL_SEED`,
-/// `BOXFS_CORE_MODEL_MINUTES` (new seeds until the time is up), `BOXFS_CORE_MODEL_FAULTS` (`off`; `on`: 5xx before a change and downloads cut part-way; `all`: also answers lost after Box made the change),
+/// `BOXFS_CORE_MODEL_MINUTES` (new seeds until the time is up), `BOXFS_CORE_MODEL_FAULTS` (`off`; `on`: 5xx before a change and downloads cut part-way; `all`: also answers lost after Box made the change, and offline periods; `offline`: offline periods alone), `BOXFS_CORE_MODEL_OFFLINE` (`on`/`off`: offline periods, the network cut and restored and Box changed elsewhere, whatever the faults),
 /// `BOXFS_CORE_MODEL_STEPS`, `BOXFS_CORE_MODEL_THREADS`, `BOXFS_CORE_MODEL_JOBS` (seeds run at once, 2), `BOXFS_CORE_MODEL_REMOUNTS` (`on`, `off`), `BOXFS_CORE_MODEL_CONCURRENT` (`quiet`: operations one after
 /// another in step order, each once the uploads it started have landed, replayed exactly; `off`: one after another,
 /// uploads racing the next; `on`: each thread's at once; `mixed`, a soak's default: odd seeds at once, even ones `off`; `quiet` is the bounded run's).
@@ -24,7 +24,7 @@ final class CoreModelTests: XCTestCase {
 
         var faults: FakeBoxFaults {
             switch faultName {
-            case "off": .off
+            case "off", "offline": .off
             case "all": .all
             default: .on
             }
@@ -45,7 +45,8 @@ final class CoreModelTests: XCTestCase {
         func environment(seed: UInt64) -> String {
             "BOXFS_CORE_MODEL_SEED=\(seed) BOXFS_CORE_MODEL_FAULTS=\(faultName) BOXFS_CORE_MODEL_STEPS=\(mix.steps) "
                 + "BOXFS_CORE_MODEL_THREADS=\(mix.threads) BOXFS_CORE_MODEL_CONCURRENT=\(concurrency) "
-                + "BOXFS_CORE_MODEL_REMOUNTS=\(mix.remountRate + mix.killRate > 0 ? "on" : "off")"
+                + "BOXFS_CORE_MODEL_REMOUNTS=\(mix.remountRate + mix.killRate > 0 ? "on" : "off") "
+                + "BOXFS_CORE_MODEL_OFFLINE=\(mix.offline ? "on" : "off")"
         }
 
         static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Settings {
@@ -71,10 +72,19 @@ final class CoreModelTests: XCTestCase {
             if let steps = try number("BOXFS_CORE_MODEL_STEPS") { settings.mix.steps = Int(steps) }
             if let threads = try number("BOXFS_CORE_MODEL_THREADS") { settings.mix.threads = max(1, Int(threads)) }
             if let faults = value("BOXFS_CORE_MODEL_FAULTS") {
-                guard ["on", "off", "all"].contains(faults) else {
-                    throw ModelRunError(description: "BOXFS_CORE_MODEL_FAULTS must be off, on or all")
+                guard ["on", "off", "all", "offline"].contains(faults) else {
+                    throw ModelRunError(description: "BOXFS_CORE_MODEL_FAULTS must be off, on, all or offline")
                 }
                 settings.faultName = faults
+            }
+            // Offline periods come with `all` and `offline`; BOXFS_CORE_MODEL_OFFLINE=off leaves them out (seeds found
+            // before they existed replay so), `on` adds them to any faults.
+            settings.mix.offline = ["all", "offline"].contains(settings.faultName)
+            switch value("BOXFS_CORE_MODEL_OFFLINE") {
+            case nil: break
+            case "on": settings.mix.offline = true
+            case "off": settings.mix.offline = false
+            case let other?: throw ModelRunError(description: "BOXFS_CORE_MODEL_OFFLINE=\(other) must be on or off")
             }
             switch value("BOXFS_CORE_MODEL_REMOUNTS") ?? "on" {
             case "on": break
@@ -100,6 +110,7 @@ final class CoreModelTests: XCTestCase {
             || ProcessInfo.processInfo.environment["BOXFS_CORE_MODEL_SEEDS"] != nil
         let first = settings.minutes != nil && !pinned ? UInt64.random(in: 1...999_999_999) : settings.seeds[0]
         print("core model: \(settings.mix.threads) threads, \(settings.mix.steps) steps, faults \(settings.faultName), "
+              + "offline periods \(settings.mix.offline ? "on" : "off"), "
               + "concurrency \(settings.concurrency), \(settings.jobs) at a time")
         let deadline = settings.minutes.map { started.addingTimeInterval($0 * 60) }
         let seeds: @Sendable (Int) -> UInt64? = { next in
@@ -118,6 +129,7 @@ final class CoreModelTests: XCTestCase {
         }
         let seconds = Date().timeIntervalSince(started)
         print("core model: \(outcome.runs) seeds run, \(outcome.operations) operations executed, "
+              + "\(outcome.cuts) network cuts, \(outcome.elsewhere) changes elsewhere, "
               + "\(outcome.divergences.count) divergences (seeds \(outcome.divergences.map { String($0.0) }.joined(separator: ", "))), "
               + "\(Int(seconds)) s (\(Int(Double(outcome.runs) / max(outcome.seconds, 0.001) * 60)) seeds a minute before shrinking), "
               + "\(Self.openDescriptors) descriptors open")
@@ -129,7 +141,7 @@ final class CoreModelTests: XCTestCase {
     static var openDescriptors: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
 
     struct Outcome: Sendable {
-        var runs = 0, operations = 0
+        var runs = 0, operations = 0, cuts = 0, elsewhere = 0
         var divergences: [(UInt64, Divergence)] = []
         var seconds = 0.0
     }
@@ -138,22 +150,25 @@ final class CoreModelTests: XCTestCase {
     static func runSeeds(_ seeds: @escaping @Sendable (Int) -> UInt64?, settings: Settings) async throws -> Outcome {
         let started = Date()
         var outcome = Outcome()
-        try await withThrowingTaskGroup(of: (UInt64, Divergence?, Int).self) { group in
+        try await withThrowingTaskGroup(of: (UInt64, Divergence?, Int, (cuts: Int, elsewhere: Int)).self) { group in
             var next = 0
             func addNext() -> Bool {
                 guard let seed = seeds(next) else { return false }
                 next += 1
                 group.addTask {
-                    let run = settings.run(OpGenerator.generate(seed: seed, mix: settings.mix), seed: seed)
+                    let steps = OpGenerator.generate(seed: seed, mix: settings.mix)
+                    let run = settings.run(steps, seed: seed)
                     let divergence = try await run.run()
-                    return (seed, divergence, run.executed)
+                    return (seed, divergence, run.executed, offlineCounts(steps))
                 }
                 return true
             }
             for _ in 0..<settings.jobs where addNext() {}
-            while let (seed, divergence, executed) = try await group.next() {
+            while let (seed, divergence, executed, counts) = try await group.next() {
                 outcome.runs += 1
                 outcome.operations += executed
+                outcome.cuts += counts.cuts
+                outcome.elsewhere += counts.elsewhere
                 if let divergence {
                     outcome.divergences.append((seed, divergence))
                     print("core model: seed \(seed) DIVERGED: \(divergence.description.prefix(300))")

@@ -117,6 +117,33 @@ struct FileModel: Sendable {
         contents = contents.filter { live.contains($0.key) }
     }
 
+    /// The id of the file at `path`, nil for a folder or nothing.
+    func fileID(_ path: String) -> Int? {
+        if case .file(let id) = entries[path] { return id }
+        return nil
+    }
+
+    /// The path of the file whose path, compared as Box compares names (regardless of case), is `folded`.
+    func filePath(folded: String) -> String? {
+        entries.first { $0.key.lowercased() == folded && $0.value != .dir }?.key
+    }
+
+    /// Someone else's change reached the mount: the file at `path` now holds `bytes` (made when absent). Answers
+    /// its id.
+    @discardableResult
+    mutating func changedElsewhere(_ path: String, to bytes: [UInt8]) -> Int {
+        let id = fileID(path) ?? newFile(path)
+        contents[id] = bytes
+        return id
+    }
+
+    /// Someone else deleted the file at `path` (a handle open on it keeps reading what it held).
+    mutating func deletedElsewhere(_ path: String) {
+        guard fileID(path) != nil else { return }
+        entries[path] = nil
+        collect()
+    }
+
     /// Every handle closed (before a remount or a kill).
     mutating func closeAll() {
         handles.removeAll()

@@ -14,6 +14,12 @@ enum Manifest {
         size == bytes.count ? "\(size) sha1=\(sha1(bytes))" : "\(size) (read \(bytes.count) B) sha1=\(sha1(bytes))"
     }
 
+    /// A file seen in a listing only.
+    static func listed(size: Int) -> String { "\(size) listed" }
+
+    /// A file whose read failed with EIO (its content not on this machine, Box out of reach).
+    static func unreadable(size: Int) -> String { "\(size) unreadable" }
+
     /// The models of every thread, each under `tN/`.
     static func of(_ models: [FileModel]) -> [String: String] {
         var result: [String: String] = [:]

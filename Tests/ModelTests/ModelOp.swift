@@ -78,16 +78,60 @@ enum Step: Sendable, Hashable, CustomStringConvertible {
     case remount
     /// `kill -9` of the daemon, lazy unmount, mount again with the same `cache_dir` (the journal finishes the rest).
     case killAndRemount
+    /// The network is cut: Box cannot be reached from the mount until `restore` (docs/SEMANTICS.md "Offline").
+    case cut
+    /// The network is back: changes made elsewhere meanwhile are reported, the queued changes go up.
+    case restore
+    /// Someone else changes Box, in a thread's folder (`RemoteOp`); reported to the mount at once, or once the
+    /// network is restored when it is cut.
+    case remote(thread: Int, RemoteOp)
 
     var description: String {
         switch self {
         case .op(let thread, let op): "t\(thread): \(op)"
         case .remount: "== unmount and mount again"
         case .killAndRemount: "== kill -9 the daemon and mount again"
+        case .cut: "== cut the network"
+        case .restore: "== restore the network"
+        case .remote(let thread, let op): "t\(thread): elsewhere: \(op)"
         }
     }
 
     var isGlobal: Bool { if case .op = self { false } else { true } }
+}
+
+/// A change made on Box by someone else (the web app, another machine), on a path relative to a thread's folder.
+/// It is made only where Box allows it (a new version of a file, a new file at a free name, a file's deletion);
+/// otherwise it is skipped, so any subsequence of a run is still a valid run.
+enum RemoteOp: Sendable, Hashable, CustomStringConvertible {
+    /// A new version of the file at the path, or a new file there.
+    case write(String, Fill)
+    /// The file at the path goes to Box's trash.
+    case delete(String)
+
+    var path: String {
+        switch self {
+        case .write(let path, _), .delete(let path): path
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .write(let path, let fill): "write \(path) (\(fill))"
+        case .delete(let path): "delete \(path)"
+        }
+    }
+}
+
+/// How many cuts of the network and changes made elsewhere `steps` hold (for the runs' totals).
+func offlineCounts(_ steps: [Step]) -> (cuts: Int, elsewhere: Int) {
+    steps.reduce((0, 0)) { counts, step in
+        switch step {
+        case .cut: (counts.0 + 1, counts.1)
+        case .remote: (counts.0, counts.1 + 1)
+        default: counts
+        }
+    }
 }
 
 /// Steps as a script a person can read and replay.

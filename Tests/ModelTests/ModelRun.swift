@@ -46,6 +46,8 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) thr
 /// stretches, the worker thread during one; the DispatchGroup wait at the end of a stretch orders the two.
 final class ThreadState: @unchecked Sendable {
     var model = FileModel()
+    /// The offline periods' bookkeeping (`OfflineBook`).
+    var offline = OfflineBook()
     let executor: SyscallExecutor
     var divergence: Divergence?
     var executed = 0
@@ -59,11 +61,15 @@ final class ModelRun {
     let settings: ModelSettings
     let steps: [Step]
     private(set) var executed = 0
-    private var sim: BoxSimProcess?
-    private var fixture: MountFixture?
+    var sim: BoxSimProcess?
+    var fixture: MountFixture?
+    /// In front of boxsim for the mount when offline periods are on: cut and restored by `Step.cut`, `Step.restore`.
+    var proxy: CuttableProxy?
+    /// The network is cut (`Step.cut`).
+    var cut = false
     private var mounts = 0
     private let work: URL
-    private var states: [ThreadState] = []
+    var states: [ThreadState] = []
 
     init(steps: [Step], settings: ModelSettings) {
         self.steps = steps
@@ -79,12 +85,15 @@ final class ModelRun {
         try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
         defer {
             for state in states { state.executor.closeAll() }
+            try? proxy?.restore()
             fixture?.unmount()
+            proxy?.stop()
             sim?.stop()
             try? FileManager.default.removeItem(at: work)
         }
         let sim = try blocking { try await BoxSimProcess.start() }
         self.sim = sim
+        if settings.mix.offline { proxy = try CuttableProxy(sim) }
         if let failure = mount() { return failure }
         let root = try XCTUnwrapMount()
         // The threads' own folders exist before the faults start.
@@ -102,8 +111,7 @@ final class ModelRun {
         var index = 0
         while index < steps.count {
             if steps[index].isGlobal {
-                if let failure = global(steps[index], at: index) { return withLog(failure) }
-                if let failure = settle(api) { return withLog(failure) }
+                if let failure = between(steps[index], at: index, api) { return withLog(failure) }
                 index += 1
                 continue
             }
@@ -113,6 +121,7 @@ final class ModelRun {
             if let failure = checkMountedTree() { return withLog(failure) }
             index = end
         }
+        if cut, let failure = restoreNetwork(at: steps.count, api) { return withLog(failure) }
         for state in states {
             state.executor.closeAll()
             state.model.closeAll()
@@ -131,7 +140,8 @@ final class ModelRun {
             let fixture = try MountFixture.mount(
                 try sim.unwrap(),
                 options: ["write_back_delay=0", "cache_dir=\(cacheDirectory.path)", "log_file=\(logFile.path)"]
-                    + settings.mountOptions)
+                    + settings.mountOptions,
+                endpoint: proxy?.baseURL)
             self.fixture = fixture
             for (thread, state) in states.enumerated() {
                 state.executor.root = fixture.mountpoint.path + "/t\(thread)"
@@ -179,25 +189,22 @@ final class ModelRun {
                 defer { group.leave() }
                 for (index, op) in mine {
                     let actual = state.executor.run(op)
-                    let expected = state.model.apply(op)
                     state.executed += 1
-                    if actual != expected {
-                        let name = op.description.split(separator: " ").first.map(String.init) ?? ""
-                        let answer = actual.errno == 0 ? "wrong result" : actual.description
-                        state.divergence = Divergence(kind: .op, step: index, message: Self.explain(op, thread, expected, actual),
-                                                      operation: "\(name) \(answer)")
+                    if let divergence = Self.judge(op, actual, thread: thread, state: state, index: index) {
+                        state.divergence = divergence
                         return
                     }
                 }
             }
         }
         let listers = DispatchGroup()
+        let cut = self.cut
         for _ in 0..<settings.listers {
             listers.enter()
             Thread.detachNewThread {
                 defer { listers.leave() }
                 while !stop.load(ordering: .relaxed) {
-                    if let failure = Self.walkForErrors(root) {
+                    if let failure = Self.walkForErrors(root, whileCut: cut) {
                         listerFailure.withLock { $0 = $0 ?? failure }
                         return
                     }
@@ -230,13 +237,14 @@ final class ModelRun {
         return text
     }
 
-    /// A lister's walk (`readdir` + `fstatat` of everything): entries vanish under it (ENOENT), nothing else fails.
-    static func walkForErrors(_ root: String) -> Divergence? {
+    /// A lister's walk (`readdir` + `fstatat` of everything): entries vanish under it (ENOENT), nothing else fails;
+    /// while cut, a folder whose listing the mount does not hold fails with EIO (docs/SEMANTICS.md "Offline").
+    static func walkForErrors(_ root: String, whileCut: Bool = false) -> Divergence? {
         var pending = [root]
         while let folder = pending.popLast() {
             switch SyscallExecutor.list(folder) {
             case .failure(let error):
-                if error.code == ENOENT || error.code == ENOTDIR { continue }
+                if error.code == ENOENT || error.code == ENOTDIR || (whileCut && error.code == EIO) { continue }
                 return Divergence(kind: .lister, message: "listing \(folder): errno \(error.code) (\(String(cString: strerror(error.code))))")
             case .success(let entries):
                 pending += entries.filter(\.isFolder).map { folder + "/" + $0.name }
@@ -245,15 +253,42 @@ final class ModelRun {
         return nil
     }
 
-    private func checkMountedTree() -> Divergence? {
+    /// The whole mounted tree equals the models' (with `extra`, the conflicted copies expected after a restore);
+    /// while cut, the files whose content is not on this machine must fail with EIO.
+    func checkMountedTree(extra: [String: String] = [:]) -> Divergence? {
         guard let root = fixture?.mountpoint.path else { return nil }
-        let expected = Manifest.of(states.map(\.model))
-        switch SyscallExecutor.walk(root) {
+        var expected = Manifest.of(states.map(\.model)).merging(extra) { $1 }
+        if cut { expected.merge(unreadableWhileCut()) { $1 } }
+        switch SyscallExecutor.walk(root, reads: cut ? .allowingUnreadable : .all) {
         case .failure(let error):
-            return Divergence(kind: .mountTree, message: "walking the mount: errno \(error.code) (\(String(cString: strerror(error.code))))")
-        case .success(let actual) where actual != expected:
-            return Divergence(kind: .mountTree, message: "the mounted tree differs from the model:\n" + Manifest.diff(expected: expected, actual: actual))
-        default: return nil
+            return Divergence(kind: .mountTree, message: "walking the mount\(cut ? " while cut" : ""): errno \(error.code) (\(String(cString: strerror(error.code))))")
+        case .success(let tree):
+            let actual = Manifest.withoutConflictDates(tree)
+            guard actual == expected else {
+                return Divergence(kind: .mountTree, message: "the mounted tree differs from the model\(cut ? " while cut" : ""):\n"
+                                  + Manifest.diff(expected: expected, actual: actual))
+            }
+            if !cut { for state in states { state.offline.notHere = [] } }
+            return nil
+        }
+    }
+
+    /// A step between the threads' stretches: a remount or a kill (then the tree on Box must settle to the model).
+    private func between(_ step: Step, at index: Int, _ api: BoxSimAPI) -> Divergence? {
+        switch step {
+        case .remount, .killAndRemount:
+            // A mount's start needs Box: the network comes back first (a shrunk list may have lost the restore).
+            if cut, let failure = restoreNetwork(at: index, api) { return failure }
+            if let failure = global(step, at: index) { return failure }
+            return settle(api)
+        case .op:
+            return nil
+        case .cut:
+            return cut ? nil : cutNetwork(at: index, api)
+        case .restore:
+            return cut ? restoreNetwork(at: index, api) : nil
+        case .remote(let thread, let op):
+            return thread < states.count ? changeElsewhere(op, thread: thread, at: index, api) : nil
         }
     }
 
@@ -295,10 +330,11 @@ final class ModelRun {
         return true
     }
 
-    /// Waits until the mount shows nothing pending (its `.boxfs\status`) and Box's tree equals the model, and
-    /// checks the mounted tree too.
-    private func settle(_ api: BoxSimAPI) -> Divergence? {
-        let expected = Manifest.of(states.map(\.model))
+    /// Waits until the mount shows nothing pending (its `.boxfs\status`) and Box's tree equals the model (with
+    /// `extra`, the conflicted copies expected after a restore), and checks the mounted tree too (`checkingMount`;
+    /// `converging`: again until the same deadline, the mount taking a moment longer than Box after a restore).
+    func settle(_ api: BoxSimAPI, extra: [String: String] = [:], checkingMount: Bool = true, converging: Bool = false) -> Divergence? {
+        let expected = Manifest.of(states.map(\.model)).merging(extra) { $1 }
         let deadline = Date().addingTimeInterval(settings.settleSeconds)
         var box: [String: String] = [:]
         var status = ""
@@ -306,7 +342,13 @@ final class ModelRun {
             status = fixture.map { Self.status($0.mountpoint.path) } ?? "not mounted"
             if status.hasPrefix("idle"), let tree = try? Self.boxManifest(api) {
                 box = tree
-                if box == expected { return checkMountedTree() }
+                if box == expected {
+                    guard checkingMount else { return nil }
+                    let failure = checkMountedTree(extra: extra)
+                    if failure == nil || !converging || Date() > deadline { return failure }
+                    usleep(300_000)
+                    continue
+                }
             }
             if Date() > deadline { break }
             usleep(300_000)
@@ -329,7 +371,7 @@ final class ModelRun {
     }
 
     static func boxManifest(_ api: BoxSimAPI) throws -> [String: String] {
-        try api.tree().mapValues { $0.isFolder ? Manifest.folder : "\($0.size) sha1=\($0.sha1 ?? "?")" }
+        Manifest.withoutConflictDates(try api.tree().mapValues { $0.isFolder ? Manifest.folder : "\($0.size) sha1=\($0.sha1 ?? "?")" })
     }
 }
 

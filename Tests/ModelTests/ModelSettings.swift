@@ -2,7 +2,8 @@ import Foundation
 
 /// How the model tier runs, from the environment (scripts/soak sets these; without them the bounded run of
 /// scripts/test): `BOXFS_MODEL_SEEDS` (comma list) or `BOXFS_MODEL_SEED`, `BOXFS_MODEL_MINUTES` (soak: new seeds
-/// until the time is up), `BOXFS_MODEL_FAULTS` (`off`, `on`, `all`, or a JSON array of boxsim fault rules),
+/// until the time is up), `BOXFS_MODEL_FAULTS` (`off`, `on`, `all` (with offline periods), `offline` (offline periods
+/// alone), or a JSON array of boxsim fault rules), `BOXFS_MODEL_OFFLINE` (`on`/`off`: offline periods whatever the faults),
 /// `BOXFS_MODEL_STEPS`, `BOXFS_MODEL_THREADS`, `BOXFS_MODEL_LISTERS`, `BOXFS_MODEL_REMOUNTS` (`on`/`off`),
 /// `BOXFS_MODEL_SHRINK_SECONDS`.
 struct ModelSettings: Sendable {
@@ -40,14 +41,18 @@ struct ModelSettings: Sendable {
         #"{"path_prefix": "/dl/", "cut_after_bytes": 1000, "count": 3}"#,
     ]
 
+    /// Whether faults `name` bring offline periods: the network between the mount and boxsim cut at random steps
+    /// and restored later, and changes made on Box elsewhere meanwhile (`offline`, and with the rest, `all`).
+    static func offlinePeriods(named name: String) -> Bool { ["all", "offline"].contains(name) }
+
     static func faults(named name: String) throws -> [String] {
         switch name {
-        case "off": return []
+        case "off", "offline": return []
         case "on": return serverErrors
         case "all": return serverErrors + cuts
         default:
             guard let rules = try? JSONSerialization.jsonObject(with: Data(name.utf8)) as? [[String: Any]] else {
-                throw SettingsError(description: "BOXFS_MODEL_FAULTS must be off, on, all or a JSON array of fault rules")
+                throw SettingsError(description: "BOXFS_MODEL_FAULTS must be off, on, all, offline or a JSON array of fault rules")
             }
             return try rules.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
         }
@@ -91,6 +96,13 @@ struct ModelSettings: Sendable {
         }
         settings.faultName = environment["BOXFS_MODEL_FAULTS"].flatMap { $0.isEmpty ? nil : $0 } ?? (soak ? "on" : boundedFaults)
         settings.faultRules = try faults(named: settings.faultName)
+        settings.mix.offline = offlinePeriods(named: settings.faultName)
+        switch environment["BOXFS_MODEL_OFFLINE"] ?? "" {
+        case "": break
+        case "on": settings.mix.offline = true
+        case "off": settings.mix.offline = false
+        case let other: throw SettingsError(description: "BOXFS_MODEL_OFFLINE=\(other) must be on or off")
+        }
         settings.mountOptions = (environment["BOXFS_MODEL_MOUNT_OPTIONS"] ?? "").split(separator: ",").map(String.init)
         return settings
     }
@@ -100,11 +112,12 @@ struct ModelSettings: Sendable {
         "BOXFS_MODEL_SEED=\(seed) BOXFS_MODEL_FAULTS='\(faultName)' BOXFS_MODEL_STEPS=\(mix.steps) "
             + "BOXFS_MODEL_THREADS=\(mix.threads) BOXFS_MODEL_LISTERS=\(listers) "
             + "BOXFS_MODEL_REMOUNTS=\(mix.remountRate + mix.killRate > 0 ? "on" : "off")"
+            + " BOXFS_MODEL_OFFLINE=\(mix.offline ? "on" : "off")"
             + (mountOptions.isEmpty ? "" : " BOXFS_MODEL_MOUNT_OPTIONS=\(mountOptions.joined(separator: ","))")
     }
 
     var summary: String {
         "\(mix.threads) threads, \(listers) listers, \(mix.steps) steps, faults \(faultName), "
-            + "remounts \(mix.remountRate + mix.killRate > 0 ? "on" : "off")"
+            + "remounts \(mix.remountRate + mix.killRate > 0 ? "on" : "off"), offline periods \(mix.offline ? "on" : "off")"
     }
 }

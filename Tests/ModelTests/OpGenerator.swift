@@ -28,6 +28,15 @@ struct OpGenerator {
         var remountRate = 0.02
         var killRate = 0.02
         var slots = 2
+        /// Offline periods: the network cut at random steps and restored later, and changes made on Box
+        /// elsewhere (while cut too). Off, the generator draws exactly what it drew before they existed, so
+        /// earlier seeds replay.
+        var offline = false
+        /// Share of steps that cut the network (while it is up), restore it (while it is cut), and change Box
+        /// elsewhere.
+        var cutRate = 0.03
+        var restoreRate = 0.1
+        var remoteRate = 0.04
     }
 
     static let fileNames = ["f0", "f1", "f2", "f3"]
@@ -37,8 +46,11 @@ struct OpGenerator {
         var random = SeededRandom(seed: seed)
         var models = [FileModel](repeating: FileModel(), count: mix.threads)
         var steps: [Step] = []
+        var cut = false
         while steps.count < mix.steps {
             if random.chance(mix.remountRate + mix.killRate) {
+                // A remount needs Box (its start asks for the root): the network comes back first.
+                if cut { steps.append(.restore); cut = false }
                 for thread in models.indices {
                     for slot in models[thread].openSlots {
                         steps.append(.op(thread: thread, .close(slot: slot)))
@@ -48,12 +60,43 @@ struct OpGenerator {
                 steps.append(random.chance(mix.remountRate / (mix.remountRate + mix.killRate)) ? .remount : .killAndRemount)
                 continue
             }
+            if mix.offline {
+                if random.chance(mix.remoteRate) {
+                    let thread = random.below(mix.threads)
+                    steps.append(.remote(thread: thread, remoteOp(&random, models[thread])))
+                    continue
+                }
+                if random.chance(cut ? mix.restoreRate : mix.cutRate) {
+                    // Handles are closed around a cut and a restore, as around a remount.
+                    for thread in models.indices { models[thread].closeAll() }
+                    // Half the time a file gets a new version elsewhere just before the cut: the mount knows of it
+                    // but has none of its bytes, so reading it while cut must fail at once.
+                    if !cut, random.chance(0.5) {
+                        let thread = random.below(mix.threads)
+                        let files = models[thread].entries.filter { $0.value != .dir }.keys.sorted()
+                        if !files.isEmpty { steps.append(.remote(thread: thread, .write(random.pick(files), fill(&random)))) }
+                    }
+                    steps.append(cut ? .restore : .cut)
+                    cut.toggle()
+                    continue
+                }
+            }
             let thread = random.below(mix.threads)
             let op = nextOp(&random, models[thread], slots: mix.slots)
             _ = models[thread].apply(op)
             steps.append(.op(thread: thread, op))
         }
+        if cut { steps.append(.restore) }
         return steps
+    }
+
+    /// Someone else's change: mostly a new version of a file the thread has, else a new file or a deletion.
+    static func remoteOp(_ random: inout SeededRandom, _ model: FileModel) -> RemoteOp {
+        let folders = model.entries.filter { $0.value == .dir }.keys.sorted()
+        let files = model.entries.filter { if case .file = $0.value { true } else { false } }.keys.sorted()
+        let path = !files.isEmpty && random.chance(0.7) ? random.pick(files)
+            : FileModel.join(random.pick(folders), random.pick(fileNames))
+        return random.chance(0.75) ? .write(path, fill(&random)) : .delete(path)
     }
 
     static func fill(_ random: inout SeededRandom) -> Fill {

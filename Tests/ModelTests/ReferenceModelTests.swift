@@ -18,7 +18,7 @@ final class ReferenceModelTests: XCTestCase {
             seeds = [UInt64.random(in: 1...999_999)]
         }
         print("model: \(settings.summary)")
-        var runs = 0, operations = 0
+        var runs = 0, operations = 0, cuts = 0, elsewhere = 0
         var failures: [String] = []
         var next = 0
         while true {
@@ -32,12 +32,17 @@ final class ReferenceModelTests: XCTestCase {
             let divergence = try run.run()
             runs += 1
             operations += run.executed
-            print("model: seed \(seed): \(run.executed) operations, \(divergence == nil ? "kept to the model" : "DIVERGED")")
+            let counts = offlineCounts(steps)
+            cuts += counts.cuts
+            elsewhere += counts.elsewhere
+            print("model: seed \(seed): \(run.executed) operations, \(counts.cuts) cuts, \(counts.elsewhere) changes elsewhere, "
+                  + "\(divergence == nil ? "kept to the model" : "DIVERGED")")
             guard let divergence else { continue }
             failures.append(report(seed: seed, steps: steps, divergence: divergence, settings: settings))
             print(failures.last!)
         }
-        print("model: \(runs) seeds run, \(operations) operations executed, \(failures.count) divergences, "
+        print("model: \(runs) seeds run, \(operations) operations executed, \(cuts) network cuts, \(elsewhere) changes elsewhere, "
+              + "\(failures.count) divergences, "
               + "\(Int(Date().timeIntervalSince(started))) s")
         XCTAssertTrue(failures.isEmpty, failures.joined(separator: "\n\n"))
     }

@@ -144,7 +144,9 @@ final class SyscallExecutor {
 
     /// The manifest (see `Manifest`) of everything under `root`, through the mount: sizes from `fstatat` after
     /// `readdir`, contents read in full; or the errno of the first call that failed.
-    static func walk(_ root: String) -> Result<[String: String], Errno> {
+    /// `reads` as in `CoreExecutor.walk`: every file read in full, or allowed to fail with EIO (`SIZE unreadable`, Box
+    /// out of reach), or none read (`SIZE listed`).
+    static func walk(_ root: String, reads: CoreExecutor.WalkReads = .all) -> Result<[String: String], Errno> {
         var result: [String: String] = [:]
         var pending = [""]
         while let relative = pending.popLast() {
@@ -159,12 +161,20 @@ final class SyscallExecutor {
                         pending.append(path)
                         continue
                     }
+                    let size = Int(entry.kind.dropFirst("file:".count)) ?? -1
+                    if reads == .none {
+                        result[path] = Manifest.listed(size: size)
+                        continue
+                    }
                     let fd = Glibc.open(root + "/" + path, O_RDONLY)
                     if fd < 0 { return .failure(Errno(code: Glibc.errno)) }
                     let outcome = readAll(fd, from: 0, upTo: .max)
                     Glibc.close(fd)
+                    if outcome.errno == EIO, reads == .allowingUnreadable {
+                        result[path] = Manifest.unreadable(size: size)
+                        continue
+                    }
                     if outcome.errno != 0 { return .failure(Errno(code: outcome.errno)) }
-                    let size = Int(entry.kind.dropFirst("file:".count)) ?? -1
                     result[path] = Manifest.file(size: size, outcome.bytes ?? [])
                 }
             }
