@@ -27,7 +27,8 @@ import Testing
     }
 
     @Test func anActorsCodeRunsOnTheThreadNotOnThePool() async {
-        let worker = Worker()
+        // Idle for a minute before its thread ends: on a loaded machine the two calls may be seconds apart.
+        let worker = Worker(idleTimeout: .seconds(60))
         let inside = await worker.whereAmI()
         #expect(inside.onThread)
         #expect(!inside.onPool)

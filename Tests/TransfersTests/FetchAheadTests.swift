@@ -76,11 +76,8 @@ import Testing
         let file = ScriptedBox.file("b")
         store.fetchAhead(file)
         while store.aheadCount > 0 { try await Task.sleep(for: .milliseconds(5)) }
-        let clock = ContinuousClock()
-        let started = clock.now
         #expect(try await readWhole(file, from: store) == ScriptedBox.content(of: "b"))
-        #expect(clock.now - started < .milliseconds(10), "no request on the read's path")
-        #expect(box.count("b") == 1)
+        #expect(box.count("b") == 1, "no request on the read's path: served from what the fetch ahead kept")
     }
 
     @Test func wrongBytesFetchedAheadNeverReachTheReader() async throws {
