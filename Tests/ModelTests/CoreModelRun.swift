@@ -248,36 +248,8 @@ final class CoreModelRun: @unchecked Sendable {
     private func runOne(_ op: Op, thread: Int, index: Int) async -> Divergence? {
         let state = threadStates[thread]
         let actual = await state.executor.run(op)
-        let before = state.model
-        var after = before
-        let expected = after.apply(op)
         executedCount.add(1, ordering: .relaxed)
-        var why: String?
-        if state.offline.isCut {
-            switch state.offline.judge(op, model: before, expected: expected, actual: actual) {
-            case .keep:
-                state.model = after
-                state.offline.changedHere.formUnion(OfflineBook.changedFiles(op, before: before, after: after))
-                state.offline.notHere.subtract(OfflineBook.madeHere(op, before: before, after: after))
-                return nil
-            case .drop:
-                return nil
-            case .diverge(let reason):
-                state.model = after
-                why = reason
-            }
-        } else {
-            state.model = after
-            guard actual != expected else {
-                state.offline.notHere.subtract(OfflineBook.madeHere(op, before: before, after: after))
-                return nil
-            }
-        }
-        let name = op.description.split(separator: " ").first.map(String.init) ?? ""
-        let answer = actual.errno == 0 ? "wrong result" : actual.description
-        return Divergence(kind: .op, step: index,
-                          message: ModelRun.explain(op, thread, expected, actual) + (why.map { " (\($0))" } ?? ""),
-                          operation: "\(name) \(answer)")
+        return ModelRun.judge(op, actual, thread: thread, model: &state.model, offline: &state.offline, index: index)
     }
 
     /// Waits (10 s at most) until no upload is due, under way or waiting to be tried again: each entry left is a

@@ -8,28 +8,31 @@ import Glibc
 /// `OfflineBook` judges the answers while cut and reconciles the model at the restore as in-process.
 extension ModelRun {
     /// Checks one operation's answer against the thread's model (by `OfflineBook` while cut); answers the divergence.
-    static func judge(_ op: Op, _ actual: Outcome, thread: Int, state: ThreadState, index: Int) -> Divergence? {
-        let before = state.model
+    /// (The real-mount run's and the in-process run's alike: each passes its thread's model and book.)
+    static func judge(
+        _ op: Op, _ actual: Outcome, thread: Int, model: inout FileModel, offline: inout OfflineBook, index: Int
+    ) -> Divergence? {
+        let before = model
         var after = before
         let expected = after.apply(op)
         var why: String?
-        if state.offline.isCut {
-            switch state.offline.judge(op, model: before, expected: expected, actual: actual) {
+        if offline.isCut {
+            switch offline.judge(op, model: before, expected: expected, actual: actual) {
             case .keep:
-                state.model = after
-                state.offline.changedHere.formUnion(OfflineBook.changedFiles(op, before: before, after: after))
-                state.offline.notHere.subtract(OfflineBook.madeHere(op, before: before, after: after))
+                model = after
+                offline.changedHere.formUnion(OfflineBook.changedFiles(op, before: before, after: after))
+                offline.notHere.subtract(OfflineBook.madeHere(op, before: before, after: after))
                 return nil
             case .drop:
                 return nil
             case .diverge(let reason):
-                state.model = after
+                model = after
                 why = reason
             }
         } else {
-            state.model = after
+            model = after
             guard actual != expected else {
-                state.offline.notHere.subtract(OfflineBook.madeHere(op, before: before, after: after))
+                offline.notHere.subtract(OfflineBook.madeHere(op, before: before, after: after))
                 return nil
             }
         }

@@ -190,7 +190,7 @@ final class ModelRun {
                 for (index, op) in mine {
                     let actual = state.executor.run(op)
                     state.executed += 1
-                    if let divergence = Self.judge(op, actual, thread: thread, state: state, index: index) {
+                    if let divergence = Self.judge(op, actual, thread: thread, model: &state.model, offline: &state.offline, index: index) {
                         state.divergence = divergence
                         return
                     }
